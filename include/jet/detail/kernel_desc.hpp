@@ -1,0 +1,68 @@
+// The plain description of a kernel that the templates hand to the non-template core in src/:
+// the expression tree flattened to nodes in post-order. It is computed at compile time from the
+// expression's type, so evaluating an expression never builds or hashes a description.
+#pragma once
+
+#include <jet/dtype.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace jet::detail {
+
+enum class op_id : std::uint8_t {
+  input,   // an array operand; arg[0] is its input slot
+  scalar,  // a scalar operand, passed as a kernel argument; arg[0] is its scalar slot
+#define JET_OP1(tag, ...) tag,
+#define JET_OP2 JET_OP1
+#define JET_OP3 JET_OP1
+#include <jet/ops.def>
+#undef JET_OP1
+#undef JET_OP2
+#undef JET_OP3
+};
+
+/// How many array operands one expression may have (more would exceed the 4 KiB of kernel
+/// arguments long before it matters).
+inline constexpr int max_inputs = 32;
+inline constexpr int max_scalars = 64;
+
+struct node {
+  op_id op{};
+  dtype type{};             // dtype of this node's value
+  std::uint8_t arity = 0;
+  dtype arg_type[3]{};      // dtype each operand is converted to before the op is applied
+  std::uint16_t arg[3]{};   // operand node indices (or the slot, for input and scalar)
+
+  friend constexpr bool operator==(const node&, const node&) = default;
+};
+
+struct kernel_desc {
+  const node* nodes;
+  std::uint32_t node_count;
+  std::uint32_t input_count;
+  std::uint32_t scalar_count;
+  const dtype* input_types; // dtype of each input slot
+  dtype out;                // dtype of the output array
+  std::uint64_t hash;       // of everything above; a fast first test for equality
+};
+
+constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) {
+  return (h ^ byte) * 0x100000001b3ull;
+}
+
+template <class Nodes> constexpr std::uint64_t hash_desc(const Nodes& nodes, dtype out) {
+  std::uint64_t h = fnv1a(0xcbf29ce484222325ull, static_cast<std::uint64_t>(out));
+  for (const node& n : nodes) {
+    h = fnv1a(h, static_cast<std::uint64_t>(n.op));
+    h = fnv1a(h, static_cast<std::uint64_t>(n.type));
+    h = fnv1a(h, n.arity);
+    for (int k = 0; k < 3; ++k) {
+      h = fnv1a(h, static_cast<std::uint64_t>(n.arg_type[k]));
+      h = fnv1a(h, n.arg[k]);
+    }
+  }
+  return h;
+}
+
+}  // namespace jet::detail

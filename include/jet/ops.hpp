@@ -1,0 +1,94 @@
+// Expands the op table (ops.def) into op tags, the public functions and operators, and the list of
+// all ops.
+#pragma once
+
+#include <jet/expr.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <type_traits>
+
+namespace jet {
+
+/// Host math with the device's semantics where C++ spells it differently.
+namespace host {
+template <class T> constexpr T fmin(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b);
+  else return std::min(a, b);
+}
+template <class T> constexpr T fmax(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b);
+  else return std::max(a, b);
+}
+}  // namespace host
+
+/// One tag type per op. `reference` is the op's host reference, called with operands already
+/// converted to the node's operand types.
+namespace ops {
+#define JET_OP_TAG(tag_, fn_, rule_, arity_, params_, body_)                                      \
+  struct tag_ {                                                                                   \
+    static constexpr detail::op_id id = detail::op_id::tag_;                                      \
+    static constexpr detail::rule rule = detail::rule::rule_;                                     \
+    static constexpr dtype target = dtype::boolean; /* read by the target rule only */           \
+    static constexpr int arity = arity_;                                                          \
+    static constexpr const char* name = #tag_;                                                    \
+    template <class A, class B = A, class C = A> static auto reference params_ { return body_; } \
+  };
+#define JET_OP1(tag, fn, rule, cuda, host) JET_OP_TAG(tag, fn, rule, 1, (A a), host)
+#define JET_OP2(tag, fn, rule, cuda, host) JET_OP_TAG(tag, fn, rule, 2, (A a, B b), host)
+#define JET_OP3(tag, fn, rule, cuda, host) JET_OP_TAG(tag, fn, rule, 3, (A a, B b, C c), host)
+#include <jet/ops.def>
+#undef JET_OP1
+#undef JET_OP2
+#undef JET_OP3
+#undef JET_OP_TAG
+
+/// A target-rule op (cast) with its target type.
+template <class Op, class To> struct converting : Op {
+  static constexpr dtype target = dtype_of<To>();
+};
+
+/// Every op tag, in table order: the tests walk this list, so an op added to the table is tested.
+template <class F> constexpr void for_each_op(F&& f) {
+#define JET_OP1(tag, ...) f(tag{});
+#define JET_OP2 JET_OP1
+#define JET_OP3 JET_OP1
+#include <jet/ops.def>
+#undef JET_OP1
+#undef JET_OP2
+#undef JET_OP3
+}
+}  // namespace ops
+
+// The public functions and operators. The target rule takes the target type at the call:
+// cast<double>(x).
+#define JET_DEFINE_OP1_plain(tag, fn)                                                             \
+  template <jet_operand A> auto fn(A&& a) { return detail::make_apply<ops::tag>(std::forward<A>(a)); }
+#define JET_DEFINE_OP1_arith JET_DEFINE_OP1_plain
+#define JET_DEFINE_OP1_same JET_DEFINE_OP1_plain
+#define JET_DEFINE_OP1_floating JET_DEFINE_OP1_plain
+#define JET_DEFINE_OP1_target(tag, fn)                                                            \
+  template <class To, jet_operand A> auto fn(A&& a) {                                             \
+    return detail::make_apply<ops::converting<ops::tag, To>>(std::forward<A>(a));                 \
+  }
+#define JET_OP1(tag, fn, rule, cuda, host) JET_DEFINE_OP1_##rule(tag, fn)
+#define JET_OP2(tag, fn, rule, cuda, host)                                                        \
+  template <class A, class B> requires operands<A, B> auto fn(A&& a, B&& b) {                     \
+    return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b));                  \
+  }
+#define JET_OP3(tag, fn, rule, cuda, host)                                                        \
+  template <class A, class B, class C> requires operands<A, B, C> auto fn(A&& a, B&& b, C&& c) {  \
+    return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b), std::forward<C>(c)); \
+  }
+#include <jet/ops.def>
+#undef JET_OP1
+#undef JET_OP2
+#undef JET_OP3
+#undef JET_DEFINE_OP1_plain
+#undef JET_DEFINE_OP1_arith
+#undef JET_DEFINE_OP1_same
+#undef JET_DEFINE_OP1_floating
+#undef JET_DEFINE_OP1_target
+
+}  // namespace jet

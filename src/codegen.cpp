@@ -1,0 +1,206 @@
+#include "codegen.hpp"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+namespace jet::detail {
+namespace {
+
+struct op_spelling {
+  std::string_view tag;
+  std::string_view cpp;  // C++ spelling: "operator+" or a function name
+  int arity;
+  std::string_view cuda;
+};
+
+// Indexed by op_id: the two leaf kinds, then the op table in order.
+constexpr op_spelling spellings[] = {
+    {"input", "", 0, ""},
+    {"scalar", "", 0, ""},
+#define JET_OP1(tag, fn, rule, cuda, host) {#tag, #fn, 1, cuda},
+#define JET_OP2(tag, fn, rule, cuda, host) {#tag, #fn, 2, cuda},
+#define JET_OP3(tag, fn, rule, cuda, host) {#tag, #fn, 3, cuda},
+#include <jet/ops.def>
+#undef JET_OP1
+#undef JET_OP2
+#undef JET_OP3
+};
+
+const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }
+
+std::string cuda_type(dtype t) { return std::string(cuda_name(t)); }
+
+// One device function per op used, e.g.
+//   template <class A, class B> __device__ __forceinline__ auto jet_add(A a, B b) { return a + b; }
+std::string op_function(const op_spelling& s) {
+  static constexpr std::string_view types[] = {"A", "B", "C"}, names[] = {"a", "b", "c"};
+  std::string params, tparams;
+  for (int k = 0; k < s.arity; ++k) {
+    tparams += std::string(k ? ", " : "") + "class " + std::string(types[k]);
+    params += std::string(k ? ", " : "") + std::string(types[k]) + " " + std::string(names[k]);
+  }
+  return "template <" + tparams + "> __device__ __forceinline__ auto jet_" + std::string(s.tag) + "(" + params +
+         ") { return " + std::string(s.cuda) + "; }\n";
+}
+
+// The name under which a node's value is known inside jet_element.
+std::string value_name(const kernel_desc& d, const variant_key& v, unsigned index) {
+  const node& n = d.nodes[index];
+  if (n.op == op_id::input) return "x" + std::to_string(v.unique_of[n.arg[0]]);
+  if (n.op == op_id::scalar) return "s" + std::to_string(n.arg[0]);
+  return "t" + std::to_string(index);
+}
+
+std::string operand(const kernel_desc& d, const variant_key& v, const node& n, int k) {
+  const std::string name = value_name(d, v, n.arg[k]);
+  if (d.nodes[n.arg[k]].type == n.arg_type[k]) return name;
+  return "static_cast<" + cuda_type(n.arg_type[k]) + ">(" + name + ")";
+}
+
+// The dtype of distinct input k.
+dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k) {
+  for (unsigned slot = 0; slot < d.input_count; ++slot)
+    if (v.unique_of[slot] == k) return d.input_types[slot];
+  return d.out;
+}
+
+// The dtype of scalar slot k.
+dtype scalar_type(const kernel_desc& d, unsigned k) {
+  for (unsigned i = 0; i < d.node_count; ++i)
+    if (d.nodes[i].op == op_id::scalar && d.nodes[i].arg[0] == k) return d.nodes[i].type;
+  return d.out;
+}
+
+// Appends ", x0, x1, s0" style lists: `each(k)` for every distinct input, then `scalar(k)`.
+template <class Input, class Scalar>
+std::string join_operands(const kernel_desc& d, unsigned inputs, Input each, Scalar scalar) {
+  std::string s;
+  for (unsigned k = 0; k < inputs; ++k) s += (s.empty() ? "" : ", ") + each(k);
+  for (unsigned k = 0; k < d.scalar_count; ++k) s += (s.empty() ? "" : ", ") + scalar(k);
+  return s;
+}
+
+std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
+  const node& n = d.nodes[index];
+  if (n.op == op_id::input) return "in" + std::to_string(n.arg[0]);
+  if (n.op == op_id::scalar) return "s" + std::to_string(n.arg[0]);
+  const op_spelling& s = spelling(n.op);
+  const bool infix = s.cpp.starts_with("operator");
+  std::string args[3];
+  for (int k = 0; k < n.arity; ++k) args[k] = describe_node(d, n.arg[k], !infix);  // call arguments need no parentheses
+  if (infix) {
+    const std::string symbol(s.cpp.substr(8));
+    if (n.arity == 1) return symbol + args[0];
+    const std::string infix = args[0] + " " + symbol + " " + args[1];
+    return top ? infix : "(" + infix + ")";
+  }
+  std::string call(s.cpp);
+  if (n.op == op_id::cast) call += "<" + std::string(name(n.type)) + ">";
+  call += "(";
+  for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + args[k];
+  return call + ")";
+}
+
+}  // namespace
+
+kernel_shape shape_of(const variant_key& v) { return {256, 4, v.vec}; }
+
+unsigned max_vector_width(const kernel_desc& d) {
+  int widest = size_of(d.out);
+  for (unsigned k = 0; k < d.input_count; ++k) widest = std::max(widest, size_of(d.input_types[k]));
+  return 16 / widest;
+}
+
+variant_key default_variant(const kernel_desc& d) {
+  variant_key v;
+  v.vec = static_cast<std::uint8_t>(max_vector_width(d));
+  for (unsigned k = 0; k < d.input_count; ++k) v.unique_of[k] = static_cast<std::uint8_t>(k);
+  return v;
+}
+
+unsigned distinct_inputs(const kernel_desc& d, const variant_key& v) {
+  unsigned count = 0;
+  for (unsigned k = 0; k < d.input_count; ++k) count = std::max(count, v.unique_of[k] + 1u);
+  return count;
+}
+
+std::string describe(const kernel_desc& d) { return describe_node(d, d.node_count - 1, true); }
+
+std::string generate_source(const kernel_desc& d, const variant_key& v) {
+  const kernel_shape shape = shape_of(v);
+  const unsigned inputs = distinct_inputs(d, v);
+  const std::string out_t = cuda_type(d.out);
+  const std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
+  std::string src;
+
+  src += "// jet kernel: " + describe(d) + " -> " + std::string(name(d.out)) + "\n";
+  src += "// variant: vec " + std::to_string(v.vec) + ", " + std::to_string(inputs) + " distinct inputs, output " +
+         (v.out_aliases_input ? "aliases an input" : "distinct") + "\n";
+  src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
+
+  bool used[std::size(spellings)] = {};
+  for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
+  for (std::size_t op = 2; op < std::size(spellings); ++op)
+    if (used[op]) src += op_function(spellings[op]);
+
+  // The element function: one named temporary per node.
+  src += "\n__device__ __forceinline__ " + out_t + " jet_element(" +
+         join_operands(
+             d, inputs, [&](unsigned k) { return cuda_type(distinct_type(d, v, k)) + " x" + std::to_string(k); },
+             [&](unsigned k) { return cuda_type(scalar_type(d, k)) + " s" + std::to_string(k); }) +
+         ") {\n";
+  for (unsigned i = 0; i < d.node_count; ++i) {
+    const node& n = d.nodes[i];
+    if (n.op == op_id::input || n.op == op_id::scalar) continue;
+    std::string call = "jet_" + std::string(spelling(n.op).tag) + "(";
+    for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
+    src += "  const " + cuda_type(n.type) + " t" + std::to_string(i) + " = " + call + ");\n";
+  }
+  src += "  return " + value_name(d, v, d.node_count - 1) + ";\n}\n\n";
+
+  // The kernel: a masked program per tile, as in the Triton tutorial, with full tiles vectorized.
+  std::string params = out_t + "*" + restrict_ + " out";
+  for (unsigned k = 0; k < inputs; ++k)
+    params += ", const " + cuda_type(distinct_type(d, v, k)) + "*" + restrict_ + " in" + std::to_string(k);
+  for (unsigned k = 0; k < d.scalar_count; ++k)
+    params += ", const " + cuda_type(scalar_type(d, k)) + " s" + std::to_string(k);
+  params += ", const unsigned long long n";
+
+  auto vec_type = [&](dtype t) { return "jet_vec<" + cuda_type(t) + ", vec>"; };
+  src += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(shape.threads) + ")\n";
+  src += std::string(kernel_name) + "(" + params + ") {\n";
+  src += "  constexpr unsigned threads = " + std::to_string(shape.threads) + ", ilp = " + std::to_string(shape.ilp) +
+         ", vec = " + std::to_string(shape.vec) + ", tile = threads * ilp * vec;\n";
+  src += "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;  // pid * BLOCK\n";
+  src += "  if (n - base >= tile) {\n";
+  src += "    // a full tile: no mask; every load of the thread is in flight before the first use\n";
+  for (unsigned k = 0; k < inputs; ++k)
+    src += "    " + vec_type(distinct_type(d, v, k)) + " v" + std::to_string(k) + "[ilp];\n";
+  src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
+  src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
+  for (unsigned k = 0; k < inputs; ++k) {
+    const std::string kk = std::to_string(k);
+    src += "      v" + kk + "[k] = *reinterpret_cast<const " + vec_type(distinct_type(d, v, k)) + "*>(in" + kk + " + i);\n";
+  }
+  src += "    }\n#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
+  src += "      " + vec_type(d.out) + " r;\n";
+  src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j) r.v[j] = jet_element(" +
+         join_operands(
+             d, inputs, [](unsigned k) { return "v" + std::to_string(k) + "[k].v[j]"; },
+             [](unsigned k) { return "s" + std::to_string(k); }) +
+         ");\n";
+  src += "      *reinterpret_cast<" + vec_type(d.out) + "*>(out + base + (k * threads + threadIdx.x) * vec) = r;\n";
+  src += "    }\n  } else {\n";
+  src += "    // the last tile: offsets = base + arange, mask = offsets < n\n";
+  src += "    for (unsigned long long i = base + threadIdx.x; i < n; i += threads)\n";
+  src += "      out[i] = jet_element(" +
+         join_operands(
+             d, inputs, [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
+             [](unsigned k) { return "s" + std::to_string(k); }) +
+         ");\n";
+  src += "  }\n}\n";
+  return src;
+}
+
+}  // namespace jet::detail

@@ -1,0 +1,38 @@
+// Kernel description + launch variant → CUDA source. The only place that writes source; it needs
+// no CUDA library, so every generated kernel can be inspected and compiled on a machine with no GPU.
+#pragma once
+
+#include <jet/detail/kernel_desc.hpp>
+#include <jet/runtime.hpp>
+
+#include <string>
+
+namespace jet::detail {
+
+inline constexpr const char* kernel_name = "jet_kernel";
+
+/// How a kernel covers its elements: each block (a Triton "program") takes one tile of
+/// threads × ilp × vec elements; each thread keeps ilp vector loads of vec elements in flight.
+struct kernel_shape {
+  unsigned threads;
+  unsigned ilp;
+  unsigned vec;
+  unsigned tile() const { return threads * ilp * vec; }
+};
+kernel_shape shape_of(const variant_key& v);
+
+/// The widest vector (in elements) whose accesses stay within 16 bytes for every operand.
+unsigned max_vector_width(const kernel_desc& d);
+
+/// The variant for distinct, 16-byte aligned operands that the output does not alias.
+variant_key default_variant(const kernel_desc& d);
+
+/// Number of distinct array inputs (kernel parameters) under a variant.
+unsigned distinct_inputs(const kernel_desc& d, const variant_key& v);
+
+std::string generate_source(const kernel_desc& d, const variant_key& v);
+
+/// The expression in C++ syntax, operands named in0.. and s0.. by slot.
+std::string describe(const kernel_desc& d);
+
+}  // namespace jet::detail

@@ -1,0 +1,81 @@
+#include "compiler.hpp"
+
+#include <jet/error.hpp>
+
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace jet::detail {
+namespace {
+
+void check_nvrtc(nvrtcResult r, const char* call) {
+  if (r != NVRTC_SUCCESS) throw error(std::string("jet: ") + call + " failed: " + nvrtcGetErrorString(r));
+}
+
+std::string numbered(const std::string& source) {
+  std::ostringstream out;
+  std::istringstream in(source);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    char prefix[16];
+    std::snprintf(prefix, sizeof prefix, "%4d | ", number);
+    out << prefix << line << '\n';
+  }
+  return out.str();
+}
+
+void require_supported(int arch) {
+  int count = 0;
+  check_nvrtc(nvrtcGetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
+  std::vector<int> archs(count);
+  check_nvrtc(nvrtcGetSupportedArchs(archs.data()), "nvrtcGetSupportedArchs");
+  for (int a : archs)
+    if (a == arch) return;
+  std::string list;
+  for (int a : archs) list += (list.empty() ? "sm_" : ", sm_") + std::to_string(a);
+  throw invalid_argument("jet: NVRTC cannot compile for sm_" + std::to_string(arch) + "; it supports " + list);
+}
+
+}  // namespace
+
+cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression) {
+  require_supported(arch);
+  const auto start = std::chrono::steady_clock::now();
+  nvrtcProgram program = nullptr;
+  check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "jet_kernel.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+
+  const std::string target = "--gpu-architecture=sm_" + std::to_string(arch);
+  // No headers: the generated source is self-contained. --no-cache: jet caches kernels itself, and
+  // NVRTC's own cache would only hide real compile times.
+  const char* options[] = {target.c_str(), "--std=c++17", "--minimal", "--no-cache"};
+  const nvrtcResult result = nvrtcCompileProgram(program, std::size(options), options);
+
+  std::size_t log_size = 0;
+  check_nvrtc(nvrtcGetProgramLogSize(program, &log_size), "nvrtcGetProgramLogSize");
+  std::string log(log_size, '\0');
+  check_nvrtc(nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog");
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+
+  if (result != NVRTC_SUCCESS) {
+    const std::string listing = numbered(source);
+    throw compile_error("jet: NVRTC failed to compile the kernel for `" + expression + "` (sm_" +
+                            std::to_string(arch) + "): " + nvrtcGetErrorString(result) + "\n--- log ---\n" + log +
+                            "\n--- source ---\n" + listing,
+                        log, listing, expression);
+  }
+  std::size_t size = 0;
+  check_nvrtc(nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize");
+  std::string image(size, '\0');
+  check_nvrtc(nvrtcGetCUBIN(program, image.data()), "nvrtcGetCUBIN");
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return {std::move(image), ms};
+}
+
+}  // namespace jet::detail

@@ -1,0 +1,119 @@
+#include "kernel_cache.hpp"
+
+#include "codegen.hpp"
+#include "compiler.hpp"
+#include "driver.hpp"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace jet::detail {
+namespace {
+
+struct counters {
+  std::atomic<std::uint64_t> launches{0}, memory_hits{0}, compiles{0};
+  std::atomic<double> compile_ms{0};
+};
+counters& stats_counters() {
+  static counters c;
+  return c;
+}
+
+// What identifies a compiled kernel: its content, not the C++ type it came from, so two
+// expression types with the same tree share one kernel.
+struct kernel_identity {
+  std::vector<node> nodes;
+  std::vector<dtype> input_types;
+  std::uint32_t scalar_count;
+  dtype out;
+  variant_key variant;
+  int device;
+
+  bool matches(const kernel_desc& d, const variant_key& v, int dev) const {
+    return device == dev && out == d.out && scalar_count == d.scalar_count && variant == v &&
+           std::equal(nodes.begin(), nodes.end(), d.nodes, d.nodes + d.node_count) &&
+           std::equal(input_types.begin(), input_types.end(), d.input_types, d.input_types + d.input_count);
+  }
+};
+
+struct compiled_entry {
+  kernel_identity identity;
+  std::once_flag once;
+  CUfunction function = nullptr;  // its module stays loaded for the life of the process
+};
+
+struct global_cache {
+  std::mutex mutex;
+  std::unordered_multimap<std::uint64_t, std::unique_ptr<compiled_entry>> entries;
+
+  compiled_entry& entry_for(const kernel_desc& d, const variant_key& v, int device) {
+    std::lock_guard lock(mutex);
+    auto [first, last] = entries.equal_range(d.hash);
+    for (auto it = first; it != last; ++it)
+      if (it->second->identity.matches(d, v, device)) return *it->second;
+    auto e = std::make_unique<compiled_entry>();
+    e->identity = {std::vector<node>(d.nodes, d.nodes + d.node_count),
+                   std::vector<dtype>(d.input_types, d.input_types + d.input_count), d.scalar_count, d.out, v, device};
+    return *entries.emplace(d.hash, std::move(e))->second;
+  }
+};
+global_cache& cache() {
+  static global_cache c;
+  return c;
+}
+
+CUfunction compile_and_load(const kernel_desc& d, const variant_key& v) {
+  const driver_api& api = driver();
+  const std::string source = generate_source(d, v);
+  const cubin binary = compile_to_cubin(source, properties().arch, describe(d));
+  auto& c = stats_counters();
+  c.compiles.fetch_add(1, std::memory_order_relaxed);
+  c.compile_ms.fetch_add(binary.compile_ms, std::memory_order_relaxed);
+  CUmodule module = nullptr;
+  check(api.cuModuleLoadData(&module, binary.image.data()), "cuModuleLoadData");
+  CUfunction function = nullptr;
+  check(api.cuModuleGetFunction(&function, module, kernel_name), "cuModuleGetFunction");
+  return function;
+}
+
+}  // namespace
+
+CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant) {
+  const int device = properties().ordinal;
+  const int filled = slot.filled.load(std::memory_order_acquire);
+  for (int i = 0; i < filled; ++i) {
+    const kernel_slot::entry& e = slot.entries[i];
+    if (e.device == device && e.key == variant) {
+      stats_counters().memory_hits.fetch_add(1, std::memory_order_relaxed);
+      return static_cast<CUfunction>(e.function);
+    }
+  }
+  compiled_entry& entry = cache().entry_for(desc, variant, device);
+  std::call_once(entry.once, [&] { entry.function = compile_and_load(desc, variant); });
+
+  std::lock_guard lock(slot.fill_mutex);
+  const int now = slot.filled.load(std::memory_order_relaxed);
+  bool present = false;
+  for (int i = 0; i < now; ++i) present |= slot.entries[i].device == device && slot.entries[i].key == variant;
+  if (!present && now < kernel_slot::capacity) {
+    slot.entries[now] = {variant, device, entry.function};
+    slot.filled.store(now + 1, std::memory_order_release);
+  }
+  return entry.function;
+}
+
+void count_launch() { stats_counters().launches.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace jet::detail
+
+namespace jet {
+
+statistics stats() {
+  auto& c = detail::stats_counters();
+  return {c.launches.load(), c.memory_hits.load(), c.compiles.load(), c.compile_ms.load()};
+}
+
+}  // namespace jet

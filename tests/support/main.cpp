@@ -1,0 +1,23 @@
+// The test runner. GPU test executables are built with JET_TESTS_NEED_GPU: with no usable device
+// they print why and exit 77, which CTest reports as skipped (not passed).
+#define CATCH_CONFIG_RUNNER
+#include "catch.hpp"
+
+#include <jet/runtime.hpp>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+int main(int argc, char** argv) {
+#ifdef JET_TESTS_NEED_GPU
+  bool listing = false;
+  for (int i = 1; i < argc; ++i) listing |= std::string_view(argv[i]).starts_with("--list");
+  std::string reason;
+  if (!listing && !jet::device_available(&reason)) {
+    std::printf("SKIPPED: these tests need a GPU: %s\n", reason.c_str());
+    return 77;
+  }
+#endif
+  return Catch::Session().run(argc, argv);
+}

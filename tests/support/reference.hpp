@@ -1,0 +1,114 @@
+// The independent host reference: evaluates an expression element by element with the op table's
+// host functions (std:: math), floating nodes in float64 and integer nodes in their own C++ type.
+// It shares nothing with the CUDA spelling or the code generator.
+#pragma once
+
+#include <jet/jet.hpp>
+
+#include <boost/hana/unpack.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace jet::test {
+
+/// Host copies of the device operands, found by device pointer.
+class host_inputs {
+ public:
+  // Kept as double: exact for every float and for the integers tests use (|v| < 2^53).
+  template <class T> void add(const T* device, const std::vector<T>& host) {
+    values_[device].assign(host.begin(), host.end());
+  }
+  long double at(const void* device, std::size_t i) const { return values_.at(device)[i]; }
+
+ private:
+  std::map<const void*, std::vector<double>> values_;
+};
+
+// A value converted to the type an op computes in: float64 for floating types, the exact C++
+// type for integers and bool.
+template <dtype D> auto as_operand(long double v) {
+  if constexpr (is_floating(D)) return static_cast<double>(v);
+  else if constexpr (D == dtype::boolean) return v != 0;
+  else return static_cast<cpp_type<D>>(v);
+}
+
+template <class T> long double reference(const terminal<T>& t, std::size_t i, const host_inputs& h) {
+  return h.at(t.data, i);
+}
+template <class T> long double reference(const owning_terminal<T>& t, std::size_t i, const host_inputs& h) {
+  return h.at(t.data, i);
+}
+template <class T> long double reference(const scalar<T>& s, std::size_t, const host_inputs&) { return s.value; }
+
+template <class Op, class... Args>
+long double reference(const apply<Op, Args...>& e, std::size_t i, const host_inputs& h) {
+  using node = apply<Op, Args...>;
+  return boost::hana::unpack(e.args, [&](const auto&... a) {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h))...);
+      // The conversion to the node's own type, as the kernel does (integers wrap, bool is 0/1).
+      if constexpr (is_floating(node::type)) return static_cast<long double>(static_cast<double>(r));
+      else return static_cast<long double>(static_cast<cpp_type<node::type>>(r));
+    }(std::index_sequence_for<Args...>{});
+  });
+}
+
+/// Runs f(i) for i in [0, n) on every core, at least `grain` indices per thread.
+template <class F> void parallel_for(std::size_t n, F f, std::size_t grain = 1) {
+  const unsigned workers = std::max<unsigned>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n / grain));
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w)
+    pool.emplace_back([=] {
+      for (std::size_t i = n * w / workers; i < n * (w + 1) / workers; ++i) f(i);
+    });
+  for (auto& t : pool) t.join();
+}
+
+/// Uniform random values in [lo, hi) (integers: [lo, hi]), reproducible from the seed; filled in
+/// parallel chunks of 2^20, each with its own engine.
+template <class T> std::vector<T> random_vector(std::size_t n, double lo, double hi, std::uint64_t seed) {
+  std::vector<T> v(n);
+  constexpr std::size_t chunk = 1 << 20;
+  parallel_for((n + chunk - 1) / chunk, [&](std::size_t c) {
+    std::mt19937_64 engine(seed * 0x9E3779B97F4A7C15ull + c);
+    const std::size_t end = std::min(n, (c + 1) * chunk);
+    if constexpr (std::is_floating_point_v<T>) {
+      std::uniform_real_distribution<double> d(lo, hi);
+      for (std::size_t i = c * chunk; i < end; ++i) v[i] = static_cast<T>(d(engine));
+    } else {
+      std::uniform_int_distribution<std::int64_t> d(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+      for (std::size_t i = c * chunk; i < end; ++i) v[i] = static_cast<T>(d(engine));
+    }
+  });
+  return v;
+}
+
+/// A value no correct kernel writes: outputs are filled with it before each evaluation.
+template <class T> T poison() {
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(-7.77e30);
+  else return static_cast<T>(-777777);
+}
+
+/// Whether a device result matches the float64 reference: NaN where the reference is NaN, equal
+/// infinities, otherwise within atol + rtol·|ref|.
+inline bool close(long double got, long double ref, double rtol, double atol) {
+  if (std::isnan(ref)) return std::isnan(got);
+  if (std::isinf(ref)) return got == ref;
+  return std::fabs(got - ref) <= atol + rtol * std::fabs(ref);
+}
+
+/// The tolerance for a result of dtype T: float32 math functions are within a few ulp of the
+/// correctly rounded value; integers are exact.
+template <class T> constexpr double rtol() {
+  if constexpr (std::is_same_v<T, float>) return 4e-6;
+  else if constexpr (std::is_same_v<T, double>) return 1e-13;
+  else return 0;
+}
+
+}  // namespace jet::test

@@ -1,0 +1,89 @@
+// NVRTC compiles every op's kernel, and large mixed expressions, for sm_90 on a machine with no
+// GPU; its failures surface with the full log and numbered source.
+#include "support/catch.hpp"
+
+#include "compiler.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+template <class T> jet::view<T> fake(std::size_t n = 8) { return jet::view<T>(reinterpret_cast<T*>(0x10000), n); }
+
+constexpr jet::arch hopper{90};
+
+bool is_cubin(const jet::compiled_kernel& k) { return k.cubin.size() > 4 && k.cubin.compare(0, 4, "\x7f" "ELF") == 0; }
+
+// The op applied to operands of type T (a cast goes to int64, so that it converts).
+template <class Op, class T> auto apply_op(const jet::view<T>& a, const jet::view<T>& b, const jet::view<T>& c) {
+  if constexpr (Op::rule == jet::detail::rule::target) return jet::detail::make_apply<jet::ops::converting<Op, std::int64_t>>(a);
+  else if constexpr (Op::arity == 1) return jet::detail::make_apply<Op>(a);
+  else if constexpr (Op::arity == 2) return jet::detail::make_apply<Op>(a, b);
+  else return jet::detail::make_apply<Op>(a, b, c);
+}
+
+template <class T> void compile_every_op() {
+  auto a = fake<T>(), b = fake<T>(), c = fake<T>();
+  jet::ops::for_each_op([&](auto op) {
+    using Op = decltype(op);
+    const auto e = apply_op<Op, T>(a, b, c);
+    INFO(Op::name << " on " << jet::name(jet::dtype_of<T>()));
+    const jet::compiled_kernel k = jet::compile(e, hopper);
+    CHECK(is_cubin(k));
+    CHECK(k.arch.value == 90);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("every op compiles for sm_90 with no GPU, in every dtype", "[cpu][compile]") {
+  compile_every_op<float>();
+  compile_every_op<double>();
+  compile_every_op<std::int32_t>();
+  compile_every_op<std::int64_t>();
+}
+
+TEST_CASE("deep mixed expressions compile", "[cpu][compile]") {
+  auto x = fake<float>(), y = fake<float>();
+  auto d = fake<double>();
+  auto i = fake<std::int32_t>();
+  auto l = fake<std::int64_t>();
+  auto e1 = jet::tanh(1.5f * x + y) * jet::sigmoid(x - y) + x * y;
+  auto e2 = jet::where(i < l, jet::pow(jet::abs(d) + 1, jet::cast<double>(i) * 0.01),
+                       jet::clamp(jet::sqrt(jet::relu(x * d)), -1, 1)) /
+            (1 + jet::exp(-jet::fma(x, y, d)));
+  auto e3 = jet::max(jet::min(e1, e2), jet::rsqrt(jet::cos(x) * jet::cos(x) + 1.0f)) -
+            jet::log(1.0f + jet::sin(y) * jet::sin(y)) + jet::cast<float>(l);
+  for (const jet::compiled_kernel& k : {jet::compile(e1, hopper), jet::compile(e2, hopper), jet::compile(e3, hopper)})
+    CHECK(is_cubin(k));
+}
+
+TEST_CASE("an NVRTC failure carries the log, the numbered source and the expression", "[cpu][compile][errors]") {
+  const std::string source = "extern \"C\" __global__ void jet_kernel() {\n  this is not cuda;\n}\n";
+  try {
+    jet::detail::compile_to_cubin(source, 90, "relu(in0 + in1)");
+    FAIL("no exception");
+  } catch (const jet::compile_error& e) {
+    CHECK(e.log.find("error") != std::string::npos);
+    CHECK(e.source.find("   2 |   this is not cuda;") != std::string::npos);
+    CHECK(e.expression == "relu(in0 + in1)");
+    const std::string what = e.what();
+    CHECK(what.find(e.log) != std::string::npos);
+    CHECK(what.find("relu(in0 + in1)") != std::string::npos);
+    CHECK(what.find("sm_90") != std::string::npos);
+  }
+}
+
+TEST_CASE("an architecture NVRTC does not know is refused clearly", "[cpu][compile][errors]") {
+  auto x = fake<float>();
+  try {
+    jet::compile(x + x, jet::arch{12});
+    FAIL("no exception");
+  } catch (const jet::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("sm_12") != std::string::npos);
+    CHECK(std::string(e.what()).find("sm_90") != std::string::npos);
+  }
+}

@@ -1,0 +1,302 @@
+// On the GPU: every op against the host reference at sizes around the vector and tile boundaries,
+// aliasing, foreign memory, one launch per expression, the kernel cache.
+#include "support/catch.hpp"
+#include "support/reference.hpp"
+
+#include "driver.hpp"
+
+#include <jet/jet.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using jet::test::close;
+using jet::test::host_inputs;
+using jet::test::poison;
+using jet::test::random_vector;
+using jet::test::reference;
+
+namespace {
+
+// Fresh random data every run; the seed is printed so that a failure can be replayed
+// (JET_TEST_SEED=<seed>).
+std::uint64_t fresh_seed() {
+  static const std::uint64_t s = [] {
+    const char* fixed = std::getenv("JET_TEST_SEED");
+    const std::uint64_t v = fixed ? std::strtoull(fixed, nullptr, 10) : std::random_device{}();
+    std::printf("jet GPU tests: random seed %llu\n", static_cast<unsigned long long>(v));
+    return v;
+  }();
+  return s;
+}
+
+// The element type an expression's result is checked in: comparisons are stored as int32 0/1.
+template <class E> using stored_t = std::conditional_t<std::remove_cvref_t<E>::type == jet::dtype::boolean,
+                                                       std::int32_t, jet::cpp_type<std::remove_cvref_t<E>::type>>;
+
+// Evaluates e into a poisoned output and compares every element with the host reference.
+// Returns the number of mismatches and prints the first few.
+template <class Out = void, class E>
+std::size_t check_against_reference(const E& e, std::size_t n, const host_inputs& h, double atol = 0) {
+  using R = std::conditional_t<std::is_void_v<Out>, stored_t<E>, Out>;
+  jet::array<R> out = jet::from_host(std::vector<R>(n, poison<R>()));
+  out = e;
+  REQUIRE(out.size() == n);
+  const std::vector<R> got = out.to_host();
+  std::atomic<std::size_t> mismatches{0};
+  jet::test::parallel_for(
+      n,
+      [&](std::size_t i) {
+        const long double ref = reference(e, i, h);
+        if (!close(got[i], ref, jet::test::rtol<R>(), atol) && mismatches++ < 5)
+          std::printf("  element %zu of %zu: got %.17Lg, reference %.17Lg\n", i, n, static_cast<long double>(got[i]), ref);
+      },
+      65536);
+  return mismatches;
+}
+
+struct domain {
+  double lo, hi;
+  bool zero_one = false;  // a condition: 0 or 1
+};
+
+// Operand ranges where an op is defined and well conditioned.
+std::array<domain, 3> domains_for(jet::detail::op_id op, bool integer) {
+  using jet::detail::op_id;
+  const domain any = integer ? domain{-50, 50} : domain{-4, 4};
+  const domain positive = integer ? domain{1, 50} : domain{0.1, 10};
+  switch (op) {
+    case op_id::log:
+    case op_id::sqrt:
+    case op_id::rsqrt: return {positive, any, any};
+    case op_id::pow: return {integer ? domain{1, 5} : domain{0.5, 2}, domain{-3, 3}, any};
+    case op_id::div: return {any, integer ? domain{1, 20} : domain{0.5, 2}, any};
+    case op_id::exp: return {integer ? domain{-20, 20} : any, any, any};
+    case op_id::where: return {domain{0, 1, true}, any, any};
+    case op_id::clamp: return {any, integer ? domain{-20, -1} : domain{-2, -0.5}, integer ? domain{1, 20} : domain{0.5, 2}};
+    default: return {any, any, any};
+  }
+}
+
+template <class T> std::vector<T> operand_values(const domain& d, std::size_t n, std::uint64_t s) {
+  if (!d.zero_one) return random_vector<T>(n, d.lo, d.hi, s);
+  std::vector<std::int32_t> bits = random_vector<std::int32_t>(n, 0, 1, s);
+  return std::vector<T>(bits.begin(), bits.end());
+}
+
+template <class Op, class T> auto apply_op(const jet::view<T>& a, const jet::view<T>& b, const jet::view<T>& c) {
+  if constexpr (Op::rule == jet::detail::rule::target) return jet::detail::make_apply<jet::ops::converting<Op, std::int64_t>>(a);
+  else if constexpr (Op::arity == 1) return jet::detail::make_apply<Op>(a);
+  else if constexpr (Op::arity == 2) return jet::detail::make_apply<Op>(a, b);
+  else return jet::detail::make_apply<Op>(a, b, c);
+}
+
+template <class T> void check_every_op(std::size_t n) {
+  jet::ops::for_each_op([&](auto op) {
+    using Op = decltype(op);
+    const auto domains = domains_for(Op::id, std::is_integral_v<T>);
+    std::vector<T> host[3];
+    jet::array<T> device[3];
+    host_inputs h;
+    for (int k = 0; k < 3; ++k) {
+      host[k] = operand_values<T>(domains[k], n, fresh_seed() + 7 * k + static_cast<int>(Op::id) * 101 + n);
+      device[k] = jet::from_host(host[k]);
+      h.add(device[k].data(), host[k]);
+    }
+    const auto e = apply_op<Op, T>(device[0], device[1], device[2]);
+    INFO(Op::name << " on " << jet::name(jet::dtype_of<T>()) << ", n = " << n);
+    const auto before = jet::stats().launches;
+    CHECK(check_against_reference(e, n, h, std::is_same_v<T, float> ? 1e-6 : 1e-14) == 0);
+    CHECK(jet::stats().launches - before == (n ? 1u : 0u));
+  });
+}
+
+// Device memory that jet did not allocate, as another library's would be.
+struct foreign_buffer {
+  explicit foreign_buffer(std::size_t bytes) {
+    jet::detail::check(jet::detail::driver().cuMemAlloc(&p, bytes), "cuMemAlloc");
+  }
+  ~foreign_buffer() { jet::detail::driver().cuMemFree(p); }
+  template <class T> T* as() const { return reinterpret_cast<T*>(p); }
+  CUdeviceptr p = 0;
+};
+
+}  // namespace
+
+TEST_CASE("every op matches the host reference at every size", "[gpu][ops]") {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{1023}, std::size_t{1025},
+                        std::size_t{2 * 4096 + 5}, std::size_t{(1 << 20) + 3}}) {
+    check_every_op<float>(n);
+    check_every_op<double>(n);
+    check_every_op<std::int32_t>(n);
+    check_every_op<std::int64_t>(n);
+  }
+}
+
+TEST_CASE("every op matches the host reference at 2^26 elements", "[gpu][ops][large]") {
+  check_every_op<float>(std::size_t{1} << 26);
+}
+
+TEST_CASE("the README's expressions are one kernel each and correct", "[gpu][fusion]") {
+  const std::size_t n = (1 << 20) + 3;
+  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 1), hy = random_vector<float>(n, -3, 3, fresh_seed() + 2);
+  jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
+  host_inputs h;
+  h.add(x.data(), hx);
+  h.add(y.data(), hy);
+  const auto before = jet::stats().launches;
+  CHECK(check_against_reference(x + y, n, h) == 0);
+  CHECK(check_against_reference(jet::relu(x + y), n, h) == 0);
+  CHECK(check_against_reference(2.0f * x - jet::exp(-y) / (1.0f + x * x), n, h, 1e-6) == 0);
+  CHECK(check_against_reference(jet::tanh(1.5f * x + y) * jet::sigmoid(x - y) + x * y, n, h, 1e-6) == 0);
+  CHECK(jet::stats().launches - before == 4);
+}
+
+TEST_CASE("mixed dtypes convert as the rules say", "[gpu][dtype]") {
+  const std::size_t n = 100003;
+  const auto hf = random_vector<float>(n, -10, 10, fresh_seed() + 3);
+  const auto hd = random_vector<double>(n, -10, 10, fresh_seed() + 4);
+  const auto hi = random_vector<std::int32_t>(n, -1000, 1000, fresh_seed() + 5);
+  const auto hl = random_vector<std::int64_t>(n, -100000, 100000, fresh_seed() + 6);
+  jet::array<float> f = jet::from_host(hf);
+  jet::array<double> d = jet::from_host(hd);
+  jet::array<std::int32_t> i = jet::from_host(hi);
+  jet::array<std::int64_t> l = jet::from_host(hl);
+  host_inputs h;
+  h.add(f.data(), hf);
+  h.add(d.data(), hd);
+  h.add(i.data(), hi);
+  h.add(l.data(), hl);
+  CHECK(check_against_reference(f + d, n, h) == 0);
+  CHECK(check_against_reference(i * 3 + l, n, h) == 0);
+  CHECK(check_against_reference(i / 7 - l / 3, n, h) == 0);  // integer division truncates
+  CHECK(check_against_reference(i * 0.5 + f, n, h) == 0);
+  CHECK(check_against_reference(jet::where(i < l, f, d * 2), n, h) == 0);
+  CHECK(check_against_reference(jet::cast<std::int32_t>(f * 100.f) + i, n, h) == 0);
+  CHECK(check_against_reference(jet::exp(jet::cast<double>(i) / 1000) * d, n, h) == 0);
+  CHECK(check_against_reference<float>(d * 3.0, n, h) == 0);  // stored narrower than computed
+  auto e = jet::eval(i + l);
+  STATIC_REQUIRE(std::is_same_v<decltype(e), jet::array<std::int64_t>>);
+}
+
+TEST_CASE("an output that is an input is read and written in place", "[gpu][alias]") {
+  const std::size_t n = (1 << 20) + 3;
+  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 7), hy = random_vector<float>(n, -3, 3, fresh_seed() + 8);
+  jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
+  x = x + y;
+  std::vector<float> got = x.to_host();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += got[i] != hx[i] + hy[i];
+  CHECK(bad == 0);
+  y = y * y - y;  // one input, used three times, and the output
+  got = y.to_host();
+  bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += got[i] != hy[i] * hy[i] - hy[i];
+  CHECK(bad == 0);
+}
+
+TEST_CASE("views run on foreign memory, aligned or not, and overlapping outputs are safe", "[gpu][view]") {
+  const std::size_t n = 3 * 4096 + 17;
+  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 9);
+  foreign_buffer buffer(n * sizeof(float));
+  jet::detail::copy_to_device(buffer.as<float>(), hx.data(), n * sizeof(float));
+  jet::view<float> whole(buffer.as<float>(), n);
+
+  SECTION("aligned: the vector path") {
+    jet::array<float> z = jet::from_host(std::vector<float>(n, poison<float>()));
+    z = whole * 2.f + 1.f;
+    const auto got = z.to_host();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad += got[i] != hx[i] * 2.f + 1.f;
+    CHECK(bad == 0);
+  }
+  SECTION("misaligned by one element: the scalar path") {
+    jet::view<float> tail(buffer.as<float>() + 1, n - 1);
+    jet::array<float> z = jet::from_host(std::vector<float>(n - 1, poison<float>()));
+    z = tail - 0.5f;
+    const auto got = z.to_host();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i + 1 < n; ++i) bad += got[i] != hx[i + 1] - 0.5f;
+    CHECK(bad == 0);
+  }
+  SECTION("output overlapping its input at another offset") {
+    jet::view<float> head(buffer.as<float>(), n - 1), shifted(buffer.as<float>() + 1, n - 1);
+    shifted = head + 1.f;  // x[1:] = x[:-1] + 1 must read the old x
+    const auto got = whole.to_host();
+    std::size_t bad = got[0] != hx[0];
+    for (std::size_t i = 1; i < n; ++i) bad += got[i] != hx[i - 1] + 1.f;
+    CHECK(bad == 0);
+  }
+  SECTION("writing into a view writes the foreign memory") {
+    whole = whole * whole;
+    const auto got = whole.to_host();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad += got[i] != hx[i] * hx[i];
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("a repeat evaluation is a cache hit, and new scalars or lengths never recompile", "[gpu][cache]") {
+  auto x = jet::from_host(random_vector<float>(5000, -1, 1, fresh_seed() + 10));
+  jet::array<float> z(5000);
+  z = x * 1.25f + 0.5f;  // warm: compiled at most once
+  const auto warm = jet::stats();
+  z = x * 1.25f + 0.5f;
+  z = x * -3.f + 7.f;
+  auto big = jet::from_host(random_vector<float>(70001, -1, 1, fresh_seed() + 11));
+  jet::array<float> zb(70001);
+  zb = big * 2.f + 1.f;
+  const auto after = jet::stats();
+  CHECK(after.compiles == warm.compiles);
+  CHECK(after.memory_hits - warm.memory_hits == 3);
+  CHECK(after.launches - warm.launches == 3);
+  const auto got = zb.to_host();
+  CHECK(got[70000] == big.to_host()[70000] * 2.f + 1.f);
+}
+
+TEST_CASE("temporaries in an expression stay alive until it is evaluated", "[gpu][expr]") {
+  const auto hx = random_vector<float>(4096, -1, 1, fresh_seed() + 12);
+  auto y = jet::from_host(random_vector<float>(4096, -1, 1, fresh_seed() + 13));
+  auto e = jet::from_host(hx) + y;  // the array from from_host is owned by e
+  jet::array<float> z = e;
+  const auto got = z.to_host(), hy = y.to_host();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < 4096; ++i) bad += got[i] != hx[i] + hy[i];
+  CHECK(bad == 0);
+}
+
+TEST_CASE("arrays are move-only, clone copies, assignment resizes", "[gpu][array]") {
+  auto x = jet::from_host(std::vector<double>{1, 2, 3});
+  jet::array<double> y = x.clone();
+  jet::array<double> moved = std::move(x);
+  CHECK(x.size() == 0);
+  CHECK(moved.to_host() == std::vector<double>{1, 2, 3});
+  jet::array<double> z(1);
+  z = y * 2.0;
+  CHECK(z.to_host() == std::vector<double>{2, 4, 6});
+}
+
+TEST_CASE("out of memory is a clear error and the process stays usable", "[gpu][errors]") {
+  try {
+    jet::array<float> huge(std::size_t{1} << 40);
+    FAIL("no exception");
+  } catch (const jet::out_of_memory& e) {
+    CHECK(e.bytes == (std::size_t{1} << 42));
+    CHECK(std::string(e.what()).find(std::to_string(std::size_t{1} << 42)) != std::string::npos);
+  }
+  auto x = jet::from_host(std::vector<float>{1, 2, 3});
+  jet::array<float> z = x + x;
+  CHECK(z.to_host() == std::vector<float>{2, 4, 6});
+}
+
+TEST_CASE("the device is described", "[gpu][device]") {
+  const jet::device_info d = jet::current_device();
+  CHECK(d.arch.value >= 70);
+  CHECK(d.multiprocessors > 0);
+  CHECK_FALSE(d.name.empty());
+  std::printf("device: %s, sm_%d, %d SMs\n", d.name.c_str(), d.arch.value, d.multiprocessors);
+}
