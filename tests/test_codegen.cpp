@@ -1,6 +1,7 @@
 // Generated source: one masked kernel per expression, each distinct input a parameter loaded once,
 // scalars as arguments, the aliasing and alignment variants.
 #include "support/catch.hpp"
+#include "support/operands.hpp"
 
 #include "codegen.hpp"
 
@@ -10,10 +11,6 @@
 #include <string>
 
 namespace {
-
-template <class T> jet::view<T> fake(std::size_t n, std::uintptr_t address = 0x10000) {
-  return jet::view<T>(reinterpret_cast<T*>(address), n);
-}
 
 std::size_t count(const std::string& s, const std::string& what) {
   std::size_t n = 0;
@@ -28,7 +25,7 @@ template <class E> const jet::detail::kernel_desc& desc_of(const E&) {
 }  // namespace
 
 TEST_CASE("relu(x + y) is one masked kernel with one named temporary per node", "[cpu][codegen]") {
-  auto x = fake<float>(8), y = fake<float>(8);
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8);
   const std::string src = jet::source(jet::relu(x + y));
   CAPTURE(src);
   CHECK(count(src, "__global__") == 1);
@@ -43,7 +40,7 @@ TEST_CASE("relu(x + y) is one masked kernel with one named temporary per node", 
 }
 
 TEST_CASE("scalars are kernel arguments, never part of the source", "[cpu][codegen]") {
-  auto x = fake<float>(8);
+  auto x = jet::test::fake_view<float>(8);
   const std::string a = jet::source(x * 2.5f + 1.f);
   const std::string b = jet::source(x * 3.75f + 9.f);
   CHECK(a == b);
@@ -52,8 +49,8 @@ TEST_CASE("scalars are kernel arguments, never part of the source", "[cpu][codeg
 }
 
 TEST_CASE("operands of other dtypes are converted explicitly", "[cpu][codegen]") {
-  auto i = fake<std::int32_t>(8);
-  auto d = fake<double>(8);
+  auto i = jet::test::fake_view<std::int32_t>(8);
+  auto d = jet::test::fake_view<double>(8);
   const std::string src = jet::source(i + d);
   CHECK(src.find("jet_add(static_cast<double>(x0), x1)") != std::string::npos);
   CHECK(src.find("vec = 2") != std::string::npos);  // the widest operand (double) sets the width
@@ -61,7 +58,7 @@ TEST_CASE("operands of other dtypes are converted explicitly", "[cpu][codegen]")
 }
 
 TEST_CASE("each distinct input is one parameter, loaded once", "[cpu][codegen]") {
-  auto x = fake<float>(8), y = fake<float>(8, 0x20000);
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8, 0x20000);
   auto e = x * x + y * x;  // slots in0..in3 = x, x, y, x
   const auto& d = desc_of(e);
   jet::detail::variant_key v = jet::detail::default_variant(d);
@@ -78,7 +75,7 @@ TEST_CASE("each distinct input is one parameter, loaded once", "[cpu][codegen]")
 }
 
 TEST_CASE("an output that aliases an input drops __restrict__", "[cpu][codegen]") {
-  auto x = fake<float>(8), y = fake<float>(8);
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8);
   const auto& d = desc_of(x + y);
   jet::detail::variant_key v = jet::detail::default_variant(d);
   v.out_aliases_input = true;
@@ -87,7 +84,7 @@ TEST_CASE("an output that aliases an input drops __restrict__", "[cpu][codegen]"
 }
 
 TEST_CASE("misaligned operands get the scalar variant", "[cpu][codegen]") {
-  auto x = fake<float>(8), y = fake<float>(8);
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8);
   const auto& d = desc_of(x + y);
   jet::detail::variant_key v = jet::detail::default_variant(d);
   v.vec = 1;

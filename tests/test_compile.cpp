@@ -1,6 +1,7 @@
 // NVRTC compiles every op's kernel, and large mixed expressions, for sm_90 on a machine with no
 // GPU; its failures surface with the full log and numbered source.
 #include "support/catch.hpp"
+#include "support/operands.hpp"
 
 #include "compiler.hpp"
 
@@ -11,25 +12,16 @@
 
 namespace {
 
-template <class T> jet::view<T> fake(std::size_t n = 8) { return jet::view<T>(reinterpret_cast<T*>(0x10000), n); }
-
 constexpr jet::arch hopper{90};
 
 bool is_cubin(const jet::compiled_kernel& k) { return k.cubin.size() > 4 && k.cubin.compare(0, 4, "\x7f" "ELF") == 0; }
 
 // The op applied to operands of type T (a cast goes to int64, so that it converts).
-template <class Op, class T> auto apply_op(const jet::view<T>& a, const jet::view<T>& b, const jet::view<T>& c) {
-  if constexpr (Op::rule == jet::detail::rule::target) return jet::detail::make_apply<jet::ops::converting<Op, std::int64_t>>(a);
-  else if constexpr (Op::arity == 1) return jet::detail::make_apply<Op>(a);
-  else if constexpr (Op::arity == 2) return jet::detail::make_apply<Op>(a, b);
-  else return jet::detail::make_apply<Op>(a, b, c);
-}
-
 template <class T> void compile_every_op() {
-  auto a = fake<T>(), b = fake<T>(), c = fake<T>();
+  auto a = jet::test::fake_view<T>(), b = jet::test::fake_view<T>(), c = jet::test::fake_view<T>();
   jet::ops::for_each_op([&](auto op) {
     using Op = decltype(op);
-    const auto e = apply_op<Op, T>(a, b, c);
+    const auto e = jet::test::apply_op<Op>(a, b, c);
     INFO(Op::name << " on " << jet::name(jet::dtype_of<T>()));
     const jet::compiled_kernel k = jet::compile(e, hopper);
     CHECK(is_cubin(k));
@@ -47,10 +39,10 @@ TEST_CASE("every op compiles for sm_90 with no GPU, in every dtype", "[cpu][comp
 }
 
 TEST_CASE("deep mixed expressions compile", "[cpu][compile]") {
-  auto x = fake<float>(), y = fake<float>();
-  auto d = fake<double>();
-  auto i = fake<std::int32_t>();
-  auto l = fake<std::int64_t>();
+  auto x = jet::test::fake_view<float>(), y = jet::test::fake_view<float>();
+  auto d = jet::test::fake_view<double>();
+  auto i = jet::test::fake_view<std::int32_t>();
+  auto l = jet::test::fake_view<std::int64_t>();
   auto e1 = jet::tanh(1.5f * x + y) * jet::sigmoid(x - y) + x * y;
   auto e2 = jet::where(i < l, jet::pow(jet::abs(d) + 1, jet::cast<double>(i) * 0.01),
                        jet::clamp(jet::sqrt(jet::relu(x * d)), -1, 1)) /
@@ -78,7 +70,7 @@ TEST_CASE("an NVRTC failure carries the log, the numbered source and the express
 }
 
 TEST_CASE("an architecture NVRTC does not know is refused clearly", "[cpu][compile][errors]") {
-  auto x = fake<float>();
+  auto x = jet::test::fake_view<float>();
   try {
     jet::compile(x + x, jet::arch{12});
     FAIL("no exception");

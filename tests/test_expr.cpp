@@ -1,6 +1,7 @@
 // Expression types: dtypes and promotion, flattening, description text, shape checks. No GPU:
 // operands are views over made-up addresses, which nothing dereferences.
 #include "support/catch.hpp"
+#include "support/operands.hpp"
 
 #include <jet/jet.hpp>
 
@@ -8,10 +9,6 @@
 #include <type_traits>
 
 namespace {
-
-template <class T> jet::view<T> fake(std::size_t n, std::uintptr_t address = 0x10000) {
-  return jet::view<T>(reinterpret_cast<T*>(address), n);
-}
 
 template <class E> constexpr jet::dtype type_of(const E&) { return std::remove_cvref_t<E>::type; }
 
@@ -22,7 +19,7 @@ template <class E> const jet::detail::kernel_desc& desc_of(const E&) {
 }  // namespace
 
 TEST_CASE("building an expression does no work and has a static type", "[cpu][expr]") {
-  auto x = fake<float>(8), y = fake<float>(8);
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8);
   auto e = jet::relu(x + y);
   using E = decltype(e);
   STATIC_REQUIRE(jet::expression<E>);
@@ -35,10 +32,10 @@ TEST_CASE("building an expression does no work and has a static type", "[cpu][ex
 
 TEST_CASE("promotion follows the documented rules", "[cpu][expr][dtype]") {
   using jet::dtype;
-  auto f = fake<float>(4);
-  auto d = fake<double>(4);
-  auto i = fake<std::int32_t>(4);
-  auto l = fake<std::int64_t>(4);
+  auto f = jet::test::fake_view<float>(4);
+  auto d = jet::test::fake_view<double>(4);
+  auto i = jet::test::fake_view<std::int32_t>(4);
+  auto l = jet::test::fake_view<std::int64_t>(4);
   // array with array: category, then width
   CHECK(type_of(f + d) == dtype::float64);
   CHECK(type_of(i + f) == dtype::float32);
@@ -71,8 +68,8 @@ TEST_CASE("promotion follows the documented rules", "[cpu][expr][dtype]") {
 }
 
 TEST_CASE("operands are converted to the operand dtype of their node", "[cpu][expr][dtype]") {
-  auto i = fake<std::int32_t>(4);
-  auto d = fake<double>(4);
+  auto i = jet::test::fake_view<std::int32_t>(4);
+  auto d = jet::test::fake_view<double>(4);
   auto e = jet::where(i < d, i, 2.5f);
   const auto& desc = desc_of(e);
   const auto& top = desc.nodes[desc.node_count - 1];
@@ -86,7 +83,7 @@ TEST_CASE("operands are converted to the operand dtype of their node", "[cpu][ex
 }
 
 TEST_CASE("the description is flattened in post-order with leaf slots left to right", "[cpu][expr]") {
-  auto x = fake<float>(8), y = fake<float>(8);
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8);
   auto e = 2.0f * x - jet::exp(-y) / (1.0f + x * x);
   const auto& d = desc_of(e);
   CHECK(d.input_count == 4);  // slots: x, y, x, x (distinct memory is found at run time)
@@ -97,7 +94,7 @@ TEST_CASE("the description is flattened in post-order with leaf slots left to ri
 }
 
 TEST_CASE("the same tree gives the same description whatever its operands' values", "[cpu][expr]") {
-  auto x = fake<float>(8), y = fake<float>(8, 0x20000);
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8, 0x20000);
   auto a = desc_of(x * 2.f + y);
   auto b = desc_of(y * 7.f + x);
   CHECK(a.hash == b.hash);
@@ -107,8 +104,8 @@ TEST_CASE("the same tree gives the same description whatever its operands' value
 }
 
 TEST_CASE("mismatched sizes are a shape_error naming both sizes", "[cpu][expr][errors]") {
-  auto x = fake<float>(1024), y = fake<float>(1000, 0x20000);
-  auto out = fake<float>(1024, 0x30000);
+  auto x = jet::test::fake_view<float>(1024), y = jet::test::fake_view<float>(1000, 0x20000);
+  auto out = jet::test::fake_view<float>(1024, 0x30000);
   try {
     out = x + y;
     FAIL("no exception");
@@ -118,7 +115,7 @@ TEST_CASE("mismatched sizes are a shape_error naming both sizes", "[cpu][expr][e
     CHECK(what.find("1000") != std::string::npos);
     CHECK(what.find("in0 + in1") != std::string::npos);
   }
-  auto small = fake<float>(10, 0x40000);
+  auto small = jet::test::fake_view<float>(10, 0x40000);
   CHECK_THROWS_AS(small = x * 2.f, jet::shape_error);
 }
 

@@ -1,6 +1,7 @@
 // On the GPU: every op against the host reference at sizes around the vector and tile boundaries,
 // aliasing, foreign memory, one launch per expression, the kernel cache.
 #include "support/catch.hpp"
+#include "support/operands.hpp"
 #include "support/reference.hpp"
 
 #include "driver.hpp"
@@ -88,13 +89,6 @@ template <class T> std::vector<T> operand_values(const domain& d, std::size_t n,
   return std::vector<T>(bits.begin(), bits.end());
 }
 
-template <class Op, class T> auto apply_op(const jet::view<T>& a, const jet::view<T>& b, const jet::view<T>& c) {
-  if constexpr (Op::rule == jet::detail::rule::target) return jet::detail::make_apply<jet::ops::converting<Op, std::int64_t>>(a);
-  else if constexpr (Op::arity == 1) return jet::detail::make_apply<Op>(a);
-  else if constexpr (Op::arity == 2) return jet::detail::make_apply<Op>(a, b);
-  else return jet::detail::make_apply<Op>(a, b, c);
-}
-
 template <class T> void check_every_op(std::size_t n) {
   jet::ops::for_each_op([&](auto op) {
     using Op = decltype(op);
@@ -107,7 +101,7 @@ template <class T> void check_every_op(std::size_t n) {
       device[k] = jet::from_host(host[k]);
       h.add(device[k].data(), host[k]);
     }
-    const auto e = apply_op<Op, T>(device[0], device[1], device[2]);
+    const auto e = jet::test::apply_op<Op>(device[0], device[1], device[2]);
     INFO(Op::name << " on " << jet::name(jet::dtype_of<T>()) << ", n = " << n);
     const auto before = jet::stats().launches;
     CHECK(check_against_reference(e, n, h, std::is_same_v<T, float> ? 1e-6 : 1e-14) == 0);

@@ -1,0 +1,25 @@
+// Operands for tests: views over made-up addresses (for work that never touches memory), and any
+// op of the table applied generically.
+#pragma once
+
+#include <jet/jet.hpp>
+
+#include <cstdint>
+
+namespace jet::test {
+
+/// A view nothing dereferences: for building, describing and compiling expressions with no GPU.
+template <class T> jet::view<T> fake_view(std::size_t n = 8, std::uintptr_t address = 0x10000) {
+  return jet::view<T>(reinterpret_cast<T*>(address), n);
+}
+
+/// Op applied to its first `arity` operands; a cast converts to int64.
+template <class Op, class A> auto apply_op(const A& a, const A& b, const A& c) {
+  if constexpr (Op::rule == jet::detail::rule::target)
+    return jet::detail::make_apply<jet::ops::converting<Op, std::int64_t>>(a);
+  else if constexpr (Op::arity == 1) return jet::detail::make_apply<Op>(a);
+  else if constexpr (Op::arity == 2) return jet::detail::make_apply<Op>(a, b);
+  else return jet::detail::make_apply<Op>(a, b, c);
+}
+
+}  // namespace jet::test
