@@ -1,38 +1,67 @@
 #!/usr/bin/env bash
 # Everything that needs the GPU, in one call on the device machine: build, every test (GPU ones
-# included), the SASS check of the vector path, the benchmarks; a short table last.
-# Usage (from the repository root): bash benchmarks/device_run.sh   — logs go to $OUT (or /tmp/jet-device).
+# included), the SASS check of the vector path, the benchmarks (jet, hand-written CUDA, Thrust,
+# the Python peers, kernel-shape tuning), the report; a short table last.
+# Usage, from the repository root:  bash benchmarks/device_run.sh [--no-tests] [--no-bench]
+# Logs go to $OUT (the device tool's folder) or /tmp/jet-device.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/jet-device}
-mkdir -p "$out/sass"
+work=/tmp/jet-device-work
+mkdir -p "$out" "$work/sass"
+run_tests=1 run_bench=1
+for arg in "$@"; do
+  case $arg in --no-tests) run_tests=0 ;; --no-bench) run_bench=0 ;; esac
+done
 summary=()
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$out/gpu.txt"
-if ! cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1; then
-  tail -40 "$out/configure.log"; exit 1
+gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader)
+echo "$gpu"
+if ! cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" 2>&1; then
+  tail -40 "$work/configure.log"; exit 1
 fi
 if ! cmake --build build-device -j 16 >"$out/build.log" 2>&1; then
   grep -m 30 -B2 -A8 "error" "$out/build.log"; exit 1
 fi
 
-# Every test; GPU tests one at a time so that none competes for the device.
-(cd build-device && ctest -LE gpu -j 8 --output-on-failure >"$out/ctest-cpu.log" 2>&1)
-(cd build-device && ctest -L gpu --output-on-failure >"$out/ctest-gpu.log" 2>&1)
-grep -E "tests passed|tests failed|Failed|Skipped|\*\*\*" "$out/ctest-cpu.log" | tail -8
-grep -E "tests passed|tests failed|Failed|Skipped|\*\*\*|random seed" "$out/ctest-gpu.log" | tail -20
-summary+=("ctest cpu: $(grep -E 'tests passed' "$out/ctest-cpu.log")")
-summary+=("ctest gpu: $(grep -E 'tests passed' "$out/ctest-gpu.log")")
+if ((run_tests)); then
+  # GPU tests one at a time, so that none competes for the device.
+  (cd build-device && ctest -L cpu -j 8 --output-on-failure >"$out/ctest-cpu.log" 2>&1)
+  (cd build-device && ctest -L gpu --output-on-failure >"$out/ctest-gpu.log" 2>&1)
+  grep -E "\*\*\*|random seed|element .* got" "$out/ctest-gpu.log" | head -20
+  summary+=("ctest cpu: $(grep -E 'tests passed' "$out/ctest-cpu.log")")
+  summary+=("ctest gpu: $(grep -E 'tests passed' "$out/ctest-gpu.log")")
+fi
 
 # SASS: the full-tile path must use 128-bit loads and stores.
-build-device/benchmarks/jet_kernel_cubins "$out/sass" >"$out/sass/compile.txt"
-for f in "$out"/sass/*.cubin; do
+build-device/benchmarks/jet_kernel_cubins "$work/sass" >"$work/sass/compile.txt"
+: >"$out/sass.txt"
+for f in "$work"/sass/*.cubin; do
   name=$(basename "$f" .cubin)
-  cuobjdump --dump-sass "$f" >"$out/sass/$name.sass"
-  widths=$(grep -oE "(LDG|STG)\.E[.A-Z0-9]*" "$out/sass/$name.sass" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+  cuobjdump --dump-sass "$f" >"$work/sass/$name.sass"
+  { echo "=== $name"; cat "$work/sass/$name.cu"; grep -E "LDG|STG|EXIT|BRA" "$work/sass/$name.sass"; } >>"$out/sass.txt"
+  widths=$(grep -oE "(LDG|STG)\.E[.A-Z0-9]*" "$work/sass/$name.sass" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
   summary+=("sass $name: $widths")
 done
 
+if ((run_bench)); then
+  build-device/benchmarks/jet_bench >"$out/jet_bench.txt" 2>&1
+  grep -E "MISMATCH|SKIP|cannot" "$out/jet_bench.txt"
+  # Kernel-shape tuning: jet alone at 2^20 and 2^28 under other threads,ilp shapes.
+  for shape in 128,2 128,4 256,2 512,2; do
+    JET_KERNEL_SHAPE=$shape build-device/benchmarks/jet_bench --quick --jet-only --tag "$shape"
+  done >"$out/tune.txt" 2>&1
+  if [ -f benchmarks/peers.py ]; then
+    PYTHONUNBUFFERED=1 python3 benchmarks/peers.py >"$out/peers.txt" 2>&1
+    grep -E "SKIP|Error|error" "$out/peers.txt" | head -5
+  fi
+  if [ -f benchmarks/report.py ]; then
+    python3 benchmarks/report.py "$out/report.md" "$out/jet_bench.txt" "$out/peers.txt" 2>&1 | tee "$work/report.txt"
+  fi
+  echo "--- tuning (GB/s at 2^28, float32): shape expr gbps"
+  grep -E "n=268435456" "$out/tune.txt" | grep float32 | awk '{print $2, $3, $7}' | column -t
+fi
+
 echo
-echo "=== summary ==="
+echo "=== summary ($gpu) ==="
 printf '%s\n' "${summary[@]}"

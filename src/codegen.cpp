@@ -1,6 +1,8 @@
 #include "codegen.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -104,7 +106,23 @@ std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
 
 }  // namespace
 
-kernel_shape shape_of(const variant_key& v) { return {256, 4, v.vec}; }
+kernel_shape shape_of(const variant_key& v) {
+  // JET_KERNEL_SHAPE=threads,ilp replaces the default shape for the whole process: a tuning knob for
+  // benchmark runs, read once.
+  static const kernel_shape chosen = [] {
+    kernel_shape s{256, 4, 0};
+    if (const char* env = std::getenv("JET_KERNEL_SHAPE")) {
+      unsigned threads = 0, ilp = 0;
+      if (std::sscanf(env, "%u,%u", &threads, &ilp) == 2 && threads >= 32 && threads <= 1024 && threads % 32 == 0 &&
+          ilp >= 1 && ilp <= 16)
+        s = {threads, ilp, 0};
+      else
+        std::fprintf(stderr, "jet: ignoring JET_KERNEL_SHAPE=%s (want threads,ilp)\n", env);
+    }
+    return s;
+  }();
+  return {chosen.threads, chosen.ilp, v.vec};
+}
 
 unsigned max_vector_width(const kernel_desc& d) {
   int widest = size_of(d.out);

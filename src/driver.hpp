@@ -28,7 +28,11 @@ namespace jet::detail {
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                  \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                  \
   X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                  \
-  X(cuMemsetD8, "cuMemsetD8_v2")
+  X(cuEventCreate, "cuEventCreate")                   \
+  X(cuEventRecord, "cuEventRecord")                   \
+  X(cuEventSynchronize, "cuEventSynchronize")         \
+  X(cuEventElapsedTime, "cuEventElapsedTime_v2")      \
+  X(cuEventDestroy, "cuEventDestroy_v2")
 
 struct driver_api {
 #define JET_DRIVER_MEMBER(name, symbol) decltype(&::name) name = nullptr;

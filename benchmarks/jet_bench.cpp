@@ -1,0 +1,258 @@
+// jet against hand-written CUDA, Thrust and an unfused baseline, on the expressions of
+// expressions.hpp, float32 and float64, 2^10..2^28 elements; plus host time per call at 1024
+// elements against a raw cuLaunchKernel, and time to a first result for a new expression.
+// Prints RESULT / OVERHEAD / FIRST lines that report.py turns into tables.
+//   jet_bench [--quick] [--jet-only] [--tag TAG]
+//     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
+//     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
+#include "expressions.hpp"
+#ifdef JET_BENCH_NATIVE
+#include "native_peers.hpp"
+#endif
+
+#include "codegen.hpp"
+#include "driver.hpp"
+#include "kernel_cache.hpp"
+
+#include <jet/jet.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using bench::expr;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+std::string tag;  // empty: RESULT lines
+
+void check(CUresult r, const char* call) { jet::detail::check(r, call); }
+
+// Median of `reps` single calls, each timed with events on the default stream.
+double median_ms(const std::function<void()>& f, int reps) {
+  const auto& cu = jet::detail::driver();
+  CUevent start, stop;
+  check(cu.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+  check(cu.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  for (int i = 0; i < 5; ++i) f();
+  std::vector<float> ms(reps);
+  for (auto& m : ms) {
+    check(cu.cuEventRecord(start, nullptr), "cuEventRecord");
+    f();
+    check(cu.cuEventRecord(stop, nullptr), "cuEventRecord");
+    check(cu.cuEventSynchronize(stop), "cuEventSynchronize");
+    check(cu.cuEventElapsedTime(&m, start, stop), "cuEventElapsedTime");
+  }
+  cu.cuEventDestroy(start);
+  cu.cuEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+template <class T> const char* dtype_name() { return std::is_same_v<T, float> ? "float32" : "float64"; }
+
+void report(const char* impl, const char* e, const char* dtype, std::size_t n, double ms, double bytes) {
+  const double gbps = bytes / (ms * 1e-3) / 1e9;
+  if (tag.empty()) std::printf("RESULT impl=%s expr=%s dtype=%s n=%zu ms=%.5g gbps=%.1f\n", impl, e, dtype, n, ms, gbps);
+  else std::printf("TUNE shape=%s expr=%s dtype=%s n=%zu ms=%.5g gbps=%.1f\n", tag.c_str(), e, dtype, n, ms, gbps);
+  std::fflush(stdout);
+}
+
+template <class T> std::vector<T> random_normal(std::size_t n, std::uint64_t seed) {
+  std::vector<T> v(n);
+  const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      std::mt19937_64 engine(seed * 1000003 + w);
+      std::normal_distribution<T> normal;
+      for (std::size_t i = n * w / workers; i < n * (w + 1) / workers; ++i) v[i] = normal(engine);
+    });
+  for (auto& t : pool) t.join();
+  return v;
+}
+
+// Operands at the largest size; smaller sizes are views of their first n elements.
+template <class T> struct operands {
+  explicit operands(std::size_t max_n) {
+    for (int k = 0; k < 4; ++k) in[k] = jet::from_host(random_normal<T>(max_n, 17 + k));
+    out = jet::array<T>(max_n);
+    for (auto& t : tmp) t = jet::array<T>(max_n);
+  }
+  jet::array<T> in[4], out, tmp[3];
+};
+
+template <class T> struct views {
+  views(operands<T>& o, std::size_t n)
+      : x(o.in[0].data(), n), y(o.in[1].data(), n), z(o.in[2].data(), n), w(o.in[3].data(), n),
+        out(o.out.data(), n), t0(o.tmp[0].data(), n), t1(o.tmp[1].data(), n), t2(o.tmp[2].data(), n) {}
+  jet::view<T> x, y, z, w, out, t0, t1, t2;
+};
+
+template <class T> void fused(expr e, views<T>& v) {
+  const T a = T(bench::a), b = T(bench::b), c = T(bench::c);
+  switch (e) {
+    case expr::add: v.out = v.x + v.y; break;
+    case expr::relu_add: v.out = jet::relu(v.x + v.y); break;
+    case expr::axpbypc: v.out = a * v.x + b * v.y + c; break;
+    case expr::chain: v.out = jet::tanh(T(1.5) * v.x + v.y) * jet::sigmoid(v.x - v.y) + v.x * v.y; break;
+    case expr::four: v.out = v.x * v.y + v.z * v.w; break;
+  }
+}
+
+// One jet kernel per op, through temporaries: what an array library without fusion does.
+template <class T> void unfused(expr e, views<T>& v) {
+  const T a = T(bench::a), b = T(bench::b), c = T(bench::c);
+  switch (e) {
+    case expr::add: v.out = v.x + v.y; break;
+    case expr::relu_add: v.t0 = v.x + v.y; v.out = jet::relu(v.t0); break;
+    case expr::axpbypc: v.t0 = a * v.x; v.t1 = b * v.y; v.t0 = v.t0 + v.t1; v.out = v.t0 + c; break;
+    case expr::chain:
+      v.t0 = T(1.5) * v.x; v.t0 = v.t0 + v.y; v.t0 = jet::tanh(v.t0);
+      v.t1 = v.x - v.y; v.t1 = jet::sigmoid(v.t1); v.t0 = v.t0 * v.t1;
+      v.t2 = v.x * v.y; v.out = v.t0 + v.t2;
+      break;
+    case expr::four: v.t0 = v.x * v.y; v.t1 = v.z * v.w; v.out = v.t0 + v.t1; break;
+  }
+}
+
+std::vector<std::size_t> sizes(bool quick) {
+  if (quick) return {std::size_t{1} << 20, std::size_t{1} << 28};
+  std::vector<std::size_t> s;
+  for (int k = 10; k <= 28; k += 2) s.push_back(std::size_t{1} << k);
+  return s;
+}
+
+#ifdef JET_BENCH_NATIVE
+// The peers and jet must compute the same function: compare a prefix of their outputs.
+template <class T> void agree(expr e, views<T>& v, std::size_t n) {
+  const void* in[4] = {v.x.data(), v.y.data(), v.z.data(), v.w.data()};
+  bench::run_native(bench::native::cuda_float4, e, sizeof(T) == 8, in, v.t2.data(), n);
+  fused(e, v);
+  const std::size_t m = std::min<std::size_t>(n, 1 << 16);
+  std::vector<T> mine(m), theirs(m);
+  jet::detail::copy_to_host(mine.data(), v.out.data(), m * sizeof(T));
+  jet::detail::copy_to_host(theirs.data(), v.t2.data(), m * sizeof(T));
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < m; ++i) bad += !(std::fabs(mine[i] - theirs[i]) <= 1e-5 * (1 + std::fabs(theirs[i])));
+  if (bad) std::printf("MISMATCH expr=%s dtype=%s: %zu of %zu elements differ from cuda_float4\n",
+                       bench::expr_names[static_cast<int>(e)], dtype_name<T>(), bad, m);
+}
+#endif
+
+template <class T> void bandwidth(bool quick, bool jet_only) {
+  const auto ns = sizes(quick);
+  operands<T> o(ns.back());
+  for (expr e : bench::all_exprs) {
+    const char* name = bench::expr_names[static_cast<int>(e)];
+    for (std::size_t n : ns) {
+      views<T> v(o, n);
+      const int reps = n <= (1 << 20) ? 50 : 20;
+      const double bytes = bench::bytes_moved(e, n, sizeof(T));
+      report("jet", name, dtype_name<T>(), n, median_ms([&] { fused(e, v); }, reps), bytes);
+      if (jet_only) continue;
+      report("jet_unfused", name, dtype_name<T>(), n, median_ms([&] { unfused(e, v); }, reps), bytes);
+#ifdef JET_BENCH_NATIVE
+      const void* in[4] = {v.x.data(), v.y.data(), v.z.data(), v.w.data()};
+      for (auto impl : {bench::native::cuda_masked, bench::native::cuda_float4, bench::native::thrust}) {
+        const double ms = median_ms([&] { bench::run_native(impl, e, sizeof(T) == 8, in, v.out.data(), n); }, reps);
+        if (const char* err = bench::native_error(); *err) std::printf("SKIP impl=%s reason=%s\n", bench::native_names[static_cast<int>(impl)], err);
+        report(bench::native_names[static_cast<int>(impl)], name, dtype_name<T>(), n, ms, bytes);
+      }
+      if (n == ns.back()) agree(e, v, n);
+#endif
+    }
+  }
+}
+
+void copy_ceiling() {
+  const std::size_t n = std::size_t{1} << 28;
+  jet::array<float> src = jet::from_host(random_normal<float>(n, 5)), dst(n);
+#ifdef JET_BENCH_NATIVE
+  const double ms = median_ms([&] { bench::run_memcpy(dst.data(), src.data(), n * 4); }, 20);
+#else
+  const double ms = median_ms([&] { jet::detail::copy_on_device(dst.data(), src.data(), n * 4); }, 20);
+#endif
+  report("memcpy", "copy", "float32", n, ms, 2.0 * n * 4);
+}
+
+// Host time per evaluation at 1024 elements, back to back, one synchronization at the end; and the
+// same for a raw cuLaunchKernel of the very kernel jet launches.
+void overhead() {
+  const std::size_t n = 1024;
+  const int calls = 100000;
+  jet::array<float> x = jet::from_host(random_normal<float>(n, 1)), y = jet::from_host(random_normal<float>(n, 2)), z(n);
+  auto time_us = [&](const std::function<void()>& f) {
+    for (int i = 0; i < 1000; ++i) f();
+    jet::synchronize();
+    const auto t0 = clock_type::now();
+    for (int i = 0; i < calls; ++i) f();
+    jet::synchronize();
+    return std::chrono::duration<double, std::micro>(clock_type::now() - t0).count() / calls;
+  };
+  std::printf("OVERHEAD impl=jet us=%.2f\n", time_us([&] { z = x + y; }));
+
+  using E = decltype(jet::detail::as_expr(x) + jet::detail::as_expr(y));
+  using K = jet::detail::kernel_of<E, float>;
+  const auto variant = jet::detail::default_variant(K::desc);
+  CUfunction f = jet::detail::find_kernel(K::desc, K::slot, variant);
+  void* out = z.data();
+  const void *in0 = x.data(), *in1 = y.data();
+  unsigned long long count = n;
+  void* params[] = {&out, &in0, &in1, &count};
+  const auto& cu = jet::detail::driver();
+  const unsigned threads = jet::detail::shape_of(variant).threads;
+  std::printf("OVERHEAD impl=cuLaunchKernel us=%.2f\n",
+              time_us([&] { cu.cuLaunchKernel(f, 1, 1, 1, threads, 1, 1, 0, nullptr, params, nullptr); }));
+}
+
+// Wall time from the call to the result for expressions this process has not compiled yet.
+void first_results() {
+  const std::size_t n = std::size_t{1} << 20;
+  jet::array<float> x = jet::from_host(random_normal<float>(n, 3)), y = jet::from_host(random_normal<float>(n, 4)), z(n);
+  auto time_ms = [&](const std::function<void()>& f) {
+    const auto t0 = clock_type::now();
+    f();
+    jet::synchronize();
+    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+  };
+  std::printf("FIRST impl=jet_first_in_process ms=%.1f\n", time_ms([&] { z = jet::sin(x) * 0.5f + jet::cos(y); }));
+  std::printf("FIRST impl=jet_new_expression ms=%.1f\n", time_ms([&] { z = jet::exp(-x * x) + jet::sqrt(jet::abs(y)); }));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false, jet_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--jet-only")) jet_only = true;
+    else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc) tag = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--tag TAG]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::string reason;
+  if (!jet::device_available(&reason)) {
+    std::printf("jet_bench: cannot run: %s\n", reason.c_str());
+    return 77;
+  }
+  const jet::device_info d = jet::current_device();
+  std::printf("# jet_bench on %s (sm_%d, %d SMs)\n", d.name.c_str(), d.arch.value, d.multiprocessors);
+  if (!jet_only) {
+    first_results();
+    overhead();
+    copy_ceiling();
+  }
+  bandwidth<float>(quick, jet_only);
+  bandwidth<double>(quick, jet_only);
+}

@@ -1,0 +1,135 @@
+// The peers jet is measured against, written the way a CUDA programmer would.
+#include "native_peers.hpp"
+
+#include <cuda_runtime.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/transform.h>
+
+namespace bench {
+namespace {
+
+template <class T> __device__ T sigmoid(T v) { return T(1) / (T(1) + exp(-v)); }
+
+// Each expression as a functor of up to four operands.
+template <class T, expr E> struct fn;
+template <class T> struct fn<T, expr::add> {
+  __host__ __device__ T operator()(T x, T y, T = 0, T = 0) const { return x + y; }
+};
+template <class T> struct fn<T, expr::relu_add> {
+  __host__ __device__ T operator()(T x, T y, T = 0, T = 0) const { return fmax(x + y, T(0)); }
+};
+template <class T> struct fn<T, expr::axpbypc> {
+  __host__ __device__ T operator()(T x, T y, T = 0, T = 0) const { return T(a) * x + T(b) * y + T(c); }
+};
+template <class T> struct fn<T, expr::chain> {
+  __device__ T operator()(T x, T y, T = 0, T = 0) const { return tanh(T(1.5) * x + y) * sigmoid(x - y) + x * y; }
+};
+template <class T> struct fn<T, expr::four> {
+  __host__ __device__ T operator()(T x, T y, T z, T w) const { return x * y + z * w; }
+};
+
+template <class T, expr E, int N> __device__ T apply_at(const T* const* in, std::size_t i) {
+  if constexpr (N == 2) return fn<T, E>{}(in[0][i], in[1][i]);
+  else return fn<T, E>{}(in[0][i], in[1][i], in[2][i], in[3][i]);
+}
+
+struct inputs {
+  const void* p[4];
+};
+
+template <class T, expr E, int N> __global__ void masked(inputs in, T* out, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const T* ptr[4] = {(const T*)in.p[0], (const T*)in.p[1], (const T*)in.p[2], (const T*)in.p[3]};
+  if (i < n) out[i] = apply_at<T, E, N>(ptr, i);
+}
+
+template <class T> struct alignas(16) vec16 {
+  T v[16 / sizeof(T)];
+};
+
+template <class T, expr E, int N> __global__ void __launch_bounds__(256) vectorized(inputs in, T* out, std::size_t n) {
+  constexpr int V = 16 / sizeof(T), ILP = 4, THREADS = 256;
+  const std::size_t base = std::size_t(blockIdx.x) * THREADS * ILP * V;
+  const T* ptr[4] = {(const T*)in.p[0], (const T*)in.p[1], (const T*)in.p[2], (const T*)in.p[3]};
+  if (base + THREADS * ILP * V <= n) {
+    vec16<T> v[N][ILP];
+#pragma unroll
+    for (int k = 0; k < ILP; ++k)
+#pragma unroll
+      for (int j = 0; j < N; ++j) v[j][k] = *(const vec16<T>*)(ptr[j] + base + (k * THREADS + threadIdx.x) * V);
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) {
+      vec16<T> r;
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        if constexpr (N == 2) r.v[e] = fn<T, E>{}(v[0][k].v[e], v[1][k].v[e]);
+        else r.v[e] = fn<T, E>{}(v[0][k].v[e], v[1][k].v[e], v[2][k].v[e], v[3][k].v[e]);
+      }
+      *(vec16<T>*)(out + base + (k * THREADS + threadIdx.x) * V) = r;
+    }
+  } else {
+    for (std::size_t i = base + threadIdx.x; i < n; i += THREADS) out[i] = apply_at<T, E, N>(ptr, i);
+  }
+}
+
+template <class T, expr E> struct four_of_tuple {
+  template <class Tuple> __device__ T operator()(const Tuple& t) const {
+    return fn<T, E>{}(thrust::get<0>(t), thrust::get<1>(t), thrust::get<2>(t), thrust::get<3>(t));
+  }
+};
+
+template <class T, expr E> struct two {
+  __device__ T operator()(T x, T y) const { return fn<T, E>{}(x, y); }
+};
+
+template <class T, expr E> void launch(native impl, const void* const* in_, T* out, std::size_t n) {
+  constexpr int N = input_count[static_cast<int>(E)];
+  inputs in{{in_[0], in_[1], N > 2 ? in_[2] : nullptr, N > 2 ? in_[3] : nullptr}};
+  const T* x = (const T*)in_[0];
+  const T* y = (const T*)in_[1];
+  switch (impl) {
+    case native::cuda_masked: masked<T, E, N><<<(n + 1023) / 1024, 1024>>>(in, out, n); break;
+    case native::cuda_float4: {
+      const std::size_t tile = 256 * 4 * (16 / sizeof(T));
+      vectorized<T, E, N><<<(n + tile - 1) / tile, 256>>>(in, out, n);
+      break;
+    }
+    case native::thrust:
+      if constexpr (N == 2) {
+        thrust::transform(thrust::device, x, x + n, y, out, two<T, E>{});
+      } else {
+        auto first = thrust::make_zip_iterator(x, y, (const T*)in_[2], (const T*)in_[3]);
+        thrust::transform(thrust::device, first, first + n, out, four_of_tuple<T, E>{});
+      }
+      break;
+  }
+}
+
+template <class T> void dispatch(native impl, expr e, const void* const* in, void* out, std::size_t n) {
+  switch (e) {
+    case expr::add: return launch<T, expr::add>(impl, in, (T*)out, n);
+    case expr::relu_add: return launch<T, expr::relu_add>(impl, in, (T*)out, n);
+    case expr::axpbypc: return launch<T, expr::axpbypc>(impl, in, (T*)out, n);
+    case expr::chain: return launch<T, expr::chain>(impl, in, (T*)out, n);
+    case expr::four: return launch<T, expr::four>(impl, in, (T*)out, n);
+  }
+}
+
+}  // namespace
+
+void run_native(native impl, expr e, bool f64, const void* const* in, void* out, std::size_t n) {
+  if (f64) dispatch<double>(impl, e, in, out, n);
+  else dispatch<float>(impl, e, in, out, n);
+}
+
+void run_memcpy(void* dst, const void* src, std::size_t bytes) {
+  cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+
+const char* native_error() {
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? "" : cudaGetErrorString(e);
+}
+
+}  // namespace bench
