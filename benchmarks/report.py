@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Turn benchmark output lines (C++ side and benchmarks/peers.py) into a markdown report.
+
+Usage: python3 benchmarks/report.py OUT.md FILE...
+
+Reads, from every FILE, the lines (anything else is ignored; a later duplicate replaces an earlier one)
+  RESULT impl=<impl> expr=<expr> dtype=<dtype> n=<n> ms=<ms> gbps=<gbps>
+  OVERHEAD impl=<name> us=<us>
+  FIRST impl=<name> ms=<ms>
+  SKIP impl=<impl> [expr=.. dtype=.. n=..] reason=<rest of the line>
+"Peers" are all impls except jet, jet_unfused and memcpy.  The copy ceiling is
+impl=memcpy expr=copy dtype=float32 at n=2^28 (its bytes are read + write).
+Writes OUT.md and prints a short summary (at most 25 lines) to stdout.
+"""
+import os
+import re
+import sys
+
+HEAD_N = 1 << 28
+NOT_PEERS = {"jet", "jet_unfused", "memcpy"}
+EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four"]
+DTYPE_ORDER = ["float32", "float64"]
+IMPL_ORDER = ["jet", "jet_unfused", "cuda_float4", "cuda_masked", "thrust", "torch_eager",
+              "torch_compile", "triton", "cupy_elementwise", "cupy_fuse"]
+CUPY = ("cupy_elementwise", "cupy_fuse")
+OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_add",
+                  "torch_compile_relu_add", "triton_add", "cupy_add_out",
+                  "cupy_elementwise_relu_add", "cupy_fuse_relu_add"]
+FIRST_ORDER = ["jet_first_in_process", "jet_new_expression"]
+# arrays moved per element (inputs + output), to recompute gbps when a line lacks it
+ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2}
+ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
+
+LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|FIRST|SKIP)\s+(.*?)\s*$")
+KV_RE = re.compile(r"(\w+)=(\S*)")
+
+
+def to_float(s):
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return v if v == v else None  # NaN -> None
+
+
+def to_int(s):
+    try:
+        return int(s)
+    except (TypeError, ValueError):
+        v = to_float(s)
+        return int(v) if v is not None else None
+
+
+def parse(paths):
+    res = {}        # (expr, dtype, n) -> {impl: (ms, gbps)}
+    overhead = {}   # impl -> us
+    first = {}      # impl -> ms
+    skips = []      # dicts
+    for path in paths:
+        try:
+            fh = open(path, errors="replace")
+        except OSError as e:
+            print(f"report.py: cannot read {path}: {e}", file=sys.stderr)
+            continue
+        with fh:
+            for line in fh:
+                m = LINE_RE.match(line)
+                if not m:
+                    continue
+                kind, rest = m.group(1), m.group(2)
+                reason = None
+                if kind == "SKIP":
+                    i = rest.find("reason=")
+                    if i >= 0:
+                        reason = rest[i + len("reason="):].strip()
+                        rest = rest[:i]
+                kv = dict(KV_RE.findall(rest))
+                impl = kv.get("impl")
+                if not impl:
+                    continue
+                if kind == "RESULT":
+                    expr, dtype, n = kv.get("expr"), kv.get("dtype"), to_int(kv.get("n"))
+                    if not expr or not dtype or n is None:
+                        continue
+                    ms, gbps = to_float(kv.get("ms")), to_float(kv.get("gbps"))
+                    if gbps is None and ms and expr in ARRAYS and dtype in ITEMSIZE:
+                        gbps = ARRAYS[expr] * n * ITEMSIZE[dtype] / (ms * 1e-3) / 1e9
+                    if gbps is None and ms is None:
+                        continue
+                    res.setdefault((expr, dtype, n), {})[impl] = (ms, gbps)
+                elif kind == "OVERHEAD":
+                    v = to_float(kv.get("us"))
+                    if v is not None:
+                        overhead[impl] = v
+                elif kind == "FIRST":
+                    v = to_float(kv.get("ms"))
+                    if v is not None:
+                        first[impl] = v
+                else:
+                    skips.append({"impl": impl, "expr": kv.get("expr", ""),
+                                  "dtype": kv.get("dtype", ""), "n": kv.get("n", ""),
+                                  "reason": reason or "", "file": os.path.basename(path)})
+    return res, overhead, first, skips
+
+
+def ordered(items, order):
+    items = list(dict.fromkeys(items))
+    known = [x for x in order if x in items]
+    return known + sorted(x for x in items if x not in order)
+
+
+def gb(res, expr, dtype, n, impl):
+    v = res.get((expr, dtype, n), {}).get(impl)
+    return v[1] if v else None
+
+
+def ms_of(res, expr, dtype, n, impl):
+    v = res.get((expr, dtype, n), {}).get(impl)
+    return v[0] if v else None
+
+
+def best_peer(res, expr, dtype, n, among=None):
+    best = (None, None)
+    for impl, (_, g) in res.get((expr, dtype, n), {}).items():
+        if impl in NOT_PEERS or g is None or (among is not None and impl not in among):
+            continue
+        if best[1] is None or g > best[1]:
+            best = (impl, g)
+    return best
+
+
+def ratio(a, b):
+    return a / b if (a is not None and b) else None
+
+
+def f1(v):
+    return "-" if v is None else f"{v:.1f}"
+
+
+def f2(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def f5(v):
+    return "-" if v is None else f"{v:.5g}"
+
+
+def nname(n):
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def md_table(header, rows):
+    def numeric(c):
+        return c == "-" or to_float(c) is not None or bool(re.fullmatch(r"2\^\d+", c))
+    align = ["---:" if rows and all(numeric(str(r[i])) for r in rows) else "---"
+             for i in range(len(header))]
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    return out
+
+
+def ceiling(res):
+    g = gb(res, "copy", "float32", HEAD_N, "memcpy")
+    if g is None:  # any other dtype of the copy at 2^28
+        for (e, d, n), impls in res.items():
+            if e == "copy" and n == HEAD_N and impls.get("memcpy") and impls["memcpy"][1]:
+                g = impls["memcpy"][1]
+                break
+    return g
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    out_md, paths = argv[1], argv[2:]
+    res, overhead, first, skips = parse(paths)
+
+    exprs = ordered([e for (e, _, _), impls in res.items() if set(impls) - {"memcpy"}], EXPR_ORDER)
+    dtypes = ordered([d for (_, d, _) in res], DTYPE_ORDER)
+    impls_all = ordered([i for v in res.values() for i in v if i != "memcpy"], IMPL_ORDER)
+    ceil = ceiling(res)
+    combos = [(e, d) for e in exprs for d in dtypes
+              if any(k[0] == e and k[1] == d for k in res)]
+
+    md = ["# jet vs peers: elementwise benchmarks", ""]
+    md.append("Sources: " + ", ".join(f"`{p}`" for p in paths) + ".")
+    md.append("")
+    md.append("GB/s = (inputs + 1 output) x n x itemsize / median time (events per call, 5 warm-ups, "
+              "no L2 flush); intermediates that a peer writes are not counted. "
+              "Peers = every impl except jet, jet_unfused and memcpy. "
+              f"Copy ceiling = memcpy (device-to-device, read + write) at n=2^28: **{f1(ceil)} GB/s**.")
+    md.append("")
+
+    # a) headline
+    md.append(f"## Headline at n = {nname(HEAD_N)}")
+    md.append("")
+    head = (["expr", "dtype", "jet GB/s", "best peer", "peer GB/s", "jet/peer", "jet/ceiling"]
+            + [f"{i}" for i in impls_all] + ["jet/torch_eager", "jet/cupy"])
+    rows, summary_rows = [], []
+    for e, d in combos:
+        j = gb(res, e, d, HEAD_N, "jet")
+        bp, bg = best_peer(res, e, d, HEAD_N)
+        _, cg = best_peer(res, e, d, HEAD_N, among=CUPY)
+        row = [e, d, f1(j), bp or "-", f1(bg), f2(ratio(j, bg)), f2(ratio(j, ceil))]
+        row += [f1(gb(res, e, d, HEAD_N, i)) for i in impls_all]
+        row += [f2(ratio(j, gb(res, e, d, HEAD_N, "torch_eager"))), f2(ratio(j, cg))]
+        rows.append(row)
+        summary_rows.append((e, d, j, bp, bg, ratio(j, bg), ratio(j, ceil)))
+    md += md_table(head, rows) if rows else ["(no results)"]
+    md.append("")
+
+    # b) size sweep
+    md.append("## Size sweep")
+    md.append("")
+    for e, d in combos:
+        ns = sorted({k[2] for k in res if k[0] == e and k[1] == d})
+        md.append(f"### {e} {d}")
+        md.append("")
+        rows = []
+        for n in ns:
+            j = gb(res, e, d, n, "jet")
+            bp, bg = best_peer(res, e, d, n)
+            c4 = gb(res, e, d, n, "cuda_float4")
+            rows.append([nname(n), f5(ms_of(res, e, d, n, "jet")), f1(j), f1(bg), bp or "-",
+                         f2(ratio(j, bg)), f1(c4), f2(ratio(j, c4))])
+        md += md_table(["n", "jet ms", "jet GB/s", "best peer GB/s", "best peer", "jet/peer",
+                        "cuda_float4 GB/s", "jet/cuda_float4"], rows)
+        md.append("")
+
+    # c) overhead
+    md.append("## Host overhead per call (n = 1024 float32, back-to-back, one sync at the end)")
+    md.append("")
+    cl = overhead.get("cuLaunchKernel")
+    if overhead:
+        md += md_table(["impl", "us/call", "x cuLaunchKernel"],
+                       [[i, f2(overhead[i]), f2(ratio(overhead[i], cl))]
+                        for i in ordered(overhead, OVERHEAD_ORDER)])
+    else:
+        md.append("(no OVERHEAD lines)")
+    md.append("")
+    md.append(f"jet / cuLaunchKernel = {f2(ratio(overhead.get('jet'), cl))}")
+    md.append("")
+
+    # d) first result
+    md.append("## Time to first result (compile + first launch)")
+    md.append("")
+    if first:
+        md += md_table(["impl", "ms"], [[i, f1(first[i])] for i in ordered(first, FIRST_ORDER)])
+    else:
+        md.append("(no FIRST lines)")
+    md.append("")
+
+    if skips:
+        md.append("## Skipped")
+        md.append("")
+        md += md_table(["impl", "expr", "dtype", "n", "reason", "file"],
+                       [[s["impl"], s["expr"] or "-", s["dtype"] or "-", s["n"] or "-",
+                         s["reason"].replace("|", "\\|") or "-", s["file"]] for s in skips])
+        md.append("")
+
+    with open(out_md, "w") as fh:
+        fh.write("\n".join(md))
+
+    # short stdout summary (<= 25 lines)
+    lines = [f"n={nname(HEAD_N)} GB/s; copy ceiling (memcpy) {f1(ceil)}"]
+    lines.append(f"{'expr':<9} {'dtype':<8} {'jet':>7}  {'best peer':<16} {'GB/s':>7} "
+                 f"{'jet/peer':>8} {'jet/ceil':>8}")
+    max_rows = 18
+    for e, d, j, bp, bg, r1, r2 in summary_rows[:max_rows]:
+        lines.append(f"{e:<9} {d:<8} {f1(j):>7}  {(bp or '-'):<16} {f1(bg):>7} "
+                     f"{f2(r1):>8} {f2(r2):>8}")
+    if len(summary_rows) > max_rows:
+        lines.append(f"... {len(summary_rows) - max_rows} more rows in {out_md}")
+    lines.append(f"overhead us/call: jet {f2(overhead.get('jet'))}  cuLaunchKernel {f2(cl)}  "
+                 f"(jet/cuLaunchKernel {f2(ratio(overhead.get('jet'), cl))})  "
+                 f"torch_add_out {f2(overhead.get('torch_add_out'))}")
+    r22 = ratio(gb(res, "add", "float32", 1 << 22, "jet"), gb(res, "add", "float32", 1 << 22, "cuda_float4"))
+    r24 = ratio(gb(res, "add", "float32", 1 << 24, "jet"), gb(res, "add", "float32", 1 << 24, "cuda_float4"))
+    lines.append(f"add float32 jet/cuda_float4: 2^22 {f2(r22)}  2^24 {f2(r24)}")
+    lines.append(f"{len(skips)} SKIP line(s); wrote {out_md}")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
