@@ -107,10 +107,12 @@ std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
 }  // namespace
 
 kernel_shape shape_of(const variant_key& v) {
-  // JET_KERNEL_SHAPE=threads,ilp replaces the default shape for the whole process: a tuning knob for
-  // benchmark runs, read once.
+  // 128 threads with two 16-byte vectors per operand in flight measured best on the H200 from 2^20
+  // to 2^28 elements, against 256x2, 256x4, 128x4 and 512x2 (benchmarks/RESULTS.md).
+  // JET_KERNEL_SHAPE=threads,ilp replaces it for the whole process: a tuning knob for benchmark
+  // runs, read once.
   static const kernel_shape chosen = [] {
-    kernel_shape s{256, 4, 0};
+    kernel_shape s{128, 2, 0};
     if (const char* env = std::getenv("JET_KERNEL_SHAPE")) {
       unsigned threads = 0, ilp = 0;
       if (std::sscanf(env, "%u,%u", &threads, &ilp) == 2 && threads >= 32 && threads <= 1024 && threads % 32 == 0 &&
