@@ -62,25 +62,30 @@ std::string operand(const kernel_desc& d, const variant_key& v, const node& n, i
 
 // The dtype of distinct input k.
 dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k) {
-  for (unsigned slot = 0; slot < d.input_count; ++slot)
-    if (v.unique_of[slot] == k) return d.input_types[slot];
-  return d.out;
+  unsigned slot = 0;
+  while (v.unique_of[slot] != k) ++slot;
+  return d.input_types[slot];
 }
 
 // The dtype of scalar slot k.
 dtype scalar_type(const kernel_desc& d, unsigned k) {
-  for (unsigned i = 0; i < d.node_count; ++i)
-    if (d.nodes[i].op == op_id::scalar && d.nodes[i].arg[0] == k) return d.nodes[i].type;
-  return d.out;
+  unsigned i = 0;
+  while (d.nodes[i].op != op_id::scalar || d.nodes[i].arg[0] != k) ++i;
+  return d.nodes[i].type;
 }
 
-// Appends ", x0, x1, s0" style lists: `each(k)` for every distinct input, then `scalar(k)`.
-template <class Input, class Scalar>
-std::string join_operands(const kernel_desc& d, unsigned inputs, Input each, Scalar scalar) {
+std::string number(unsigned k) { return std::to_string(k); }
+
+// "f(0), f(1), ..., f(count - 1)".
+template <class F> std::string join(unsigned count, F f) {
   std::string s;
-  for (unsigned k = 0; k < inputs; ++k) s += (s.empty() ? "" : ", ") + each(k);
-  for (unsigned k = 0; k < d.scalar_count; ++k) s += (s.empty() ? "" : ", ") + scalar(k);
+  for (unsigned k = 0; k < count; ++k) s += (k ? ", " : "") + f(k);
   return s;
+}
+
+const char* access_name(access a) {
+  constexpr const char* names[] = {"linear", "unit", "broadcast", "gather"};
+  return names[static_cast<int>(a)];
 }
 
 std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
@@ -127,7 +132,8 @@ kernel_shape shape_of(const variant_key& v) {
 }
 
 unsigned max_vector_width(const kernel_desc& d) {
-  int widest = size_of(d.out);
+  int widest = 1;
+  for (unsigned k = 0; k < d.out_count; ++k) widest = std::max(widest, size_of(d.out_types[k]));
   for (unsigned k = 0; k < d.input_count; ++k) widest = std::max(widest, size_of(d.input_types[k]));
   return 16 / widest;
 }
@@ -145,81 +151,150 @@ unsigned distinct_inputs(const kernel_desc& d, const variant_key& v) {
   return count;
 }
 
-std::string describe(const kernel_desc& d) { return describe_node(d, d.node_count - 1, true); }
+std::string describe(const kernel_desc& d) {
+  if (d.out_count == 1) return describe_node(d, d.out_nodes[0], true);
+  return "(" + join(d.out_count, [&](unsigned k) { return describe_node(d, d.out_nodes[k], true); }) + ")";
+}
+
+bool uses_index_space(const kernel_desc& d, const variant_key& v) {
+  bool strided = false;
+  for (unsigned k = 0; k < distinct_inputs(d, v); ++k) strided |= v.input_access[k] != access::linear;
+  for (unsigned k = 0; k < d.out_count; ++k) strided |= v.output_access[k] != access::linear;
+  return strided;
+}
 
 std::string generate_source(const kernel_desc& d, const variant_key& v) {
   const kernel_shape shape = shape_of(v);
   const unsigned inputs = distinct_inputs(d, v);
-  const std::string out_t = cuda_type(d.out);
+  const bool indexed = uses_index_space(d, v);
+  const std::string rank = number(v.rank);
   const std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
+  auto in_type = [&](unsigned k) { return cuda_type(distinct_type(d, v, k)); };
+  auto out_type = [&](unsigned k) { return cuda_type(d.out_types[k]); };
+  auto vec_type = [](const std::string& t) { return "jet_vec<" + t + ", vec>"; };
+  // An operand's element at the current index: i for linear access, else its strided offset.
+  auto at = [](const std::string& pointer, const std::string& strides, bool linear) {
+    return pointer + "[" + (linear ? "i" : "jet_offset(idx, " + strides + ")") + "]";
+  };
+  std::string scalar_args;
+  for (unsigned k = 0; k < d.scalar_count; ++k) scalar_args += ", s" + number(k);
+  bool outputs_strided = false;
+  for (unsigned k = 0; k < d.out_count; ++k) outputs_strided |= v.output_access[k] != access::linear;
   std::string src;
 
-  src += "// jet kernel: " + describe(d) + " -> " + std::string(name(d.out)) + "\n";
-  src += "// variant: vec " + std::to_string(v.vec) + ", " + std::to_string(inputs) + " distinct inputs, output " +
-         (v.out_aliases_input ? "aliases an input" : "distinct") + "\n";
+  src += "// jet kernel: " + describe(d) + " -> " +
+         join(d.out_count, [&](unsigned k) { return std::string(name(d.out_types[k])); }) + "\n";
+  src += "// variant: vec " + number(v.vec) + ", rank " + rank + ", inputs (" +
+         join(inputs, [&](unsigned k) { return std::string(access_name(v.input_access[k])); }) + "), outputs (" +
+         join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + "), " +
+         (v.index32 ? "32" : "64") + "-bit index" + (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
   src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
+  if (indexed) {
+    src += "template <int R> struct jet_strides { long long s[R]; };\n"
+           "template <int R> struct jet_extents { unsigned long long e[R]; };\n"
+           "// The multi-index of element i of the index space, and an operand's offset at it.\n"
+           "template <class I, int R> __device__ __forceinline__ void jet_unravel(I i, const jet_extents<R>& x, I (&idx)[R]) {\n"
+           "#pragma unroll\n"
+           "  for (int d = R - 1; d > 0; --d) { const I e = (I)x.e[d], q = i / e; idx[d] = i - q * e; i = q; }\n"
+           "  idx[0] = i;\n"
+           "}\n"
+           "template <class I, int R> __device__ __forceinline__ long long jet_offset(const I (&idx)[R], const jet_strides<R>& s) {\n"
+           "  long long o = 0;\n"
+           "#pragma unroll\n"
+           "  for (int d = 0; d < R; ++d) o += (long long)idx[d] * s.s[d];\n"
+           "  return o;\n"
+           "}\n";
+  }
 
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
   for (std::size_t op = 2; op < std::size(spellings); ++op)
     if (used[op]) src += op_function(spellings[op]);
 
-  // The element function: one named temporary per node.
-  src += "\n__device__ __forceinline__ " + out_t + " jet_element(" +
-         join_operands(
-             d, inputs, [&](unsigned k) { return cuda_type(distinct_type(d, v, k)) + " x" + std::to_string(k); },
-             [&](unsigned k) { return cuda_type(scalar_type(d, k)) + " s" + std::to_string(k); }) +
-         ") {\n";
+  // The element function: one named temporary per node, then each output.
+  std::string element_params = join(d.out_count, [&](unsigned k) { return out_type(k) + "& o" + number(k); });
+  for (unsigned k = 0; k < inputs; ++k) element_params += ", " + in_type(k) + " x" + number(k);
+  for (unsigned k = 0; k < d.scalar_count; ++k) element_params += ", " + cuda_type(scalar_type(d, k)) + " s" + number(k);
+  src += "\n__device__ __forceinline__ void jet_element(" + element_params + ") {\n";
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
     if (n.op == op_id::input || n.op == op_id::scalar) continue;
     std::string call = "jet_" + std::string(spelling(n.op).tag) + "(";
     for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
-    src += "  const " + cuda_type(n.type) + " t" + std::to_string(i) + " = " + call + ");\n";
+    src += "  const " + cuda_type(n.type) + " t" + number(i) + " = " + call + ");\n";
   }
-  src += "  return " + value_name(d, v, d.node_count - 1) + ";\n}\n\n";
+  for (unsigned k = 0; k < d.out_count; ++k) src += "  o" + number(k) + " = " + value_name(d, v, d.out_nodes[k]) + ";\n";
+  src += "}\n\n";
 
-  // The kernel: a masked program per tile, as in the Triton tutorial, with full tiles vectorized.
-  std::string params = out_t + "*" + restrict_ + " out";
-  for (unsigned k = 0; k < inputs; ++k)
-    params += ", const " + cuda_type(distinct_type(d, v, k)) + "*" + restrict_ + " in" + std::to_string(k);
-  for (unsigned k = 0; k < d.scalar_count; ++k)
-    params += ", const " + cuda_type(scalar_type(d, k)) + " s" + std::to_string(k);
+  // Parameters: outputs, distinct inputs (each with its strides when not linear), scalars, n, and
+  // the index space's extents when an operand is strided.
+  std::string params;
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    params += (k ? ", " : "") + out_type(k) + "*" + restrict_ + " out" + number(k);
+    if (v.output_access[k] != access::linear) params += ", const jet_strides<" + rank + "> os" + number(k);
+  }
+  for (unsigned k = 0; k < inputs; ++k) {
+    params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
+    if (v.input_access[k] != access::linear) params += ", const jet_strides<" + rank + "> is" + number(k);
+  }
+  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + cuda_type(scalar_type(d, k)) + " s" + number(k);
   params += ", const unsigned long long n";
+  if (indexed) params += ", const jet_extents<" + rank + "> extents";
+  const std::string unravel =
+      indexed ? "      index idx[" + rank + "];\n      jet_unravel<index, " + rank + ">(index(i), extents, idx);\n" : "";
 
-  auto vec_type = [&](dtype t) { return "jet_vec<" + cuda_type(t) + ", vec>"; };
-  src += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(shape.threads) + ")\n";
+  src += "extern \"C\" __global__ void __launch_bounds__(" + number(shape.threads) + ")\n";
   src += std::string(kernel_name) + "(" + params + ") {\n";
-  src += "  constexpr unsigned threads = " + std::to_string(shape.threads) + ", ilp = " + std::to_string(shape.ilp) +
-         ", vec = " + std::to_string(shape.vec) + ", tile = threads * ilp * vec;\n";
+  src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
+         ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
+  if (indexed) src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
   src += "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;  // pid * BLOCK\n";
   src += "  if (n - base >= tile) {\n";
   src += "    // a full tile: no mask; every load of the thread is in flight before the first use\n";
-  for (unsigned k = 0; k < inputs; ++k)
-    src += "    " + vec_type(distinct_type(d, v, k)) + " v" + std::to_string(k) + "[ilp];\n";
+  for (unsigned k = 0; k < inputs; ++k) src += "    " + vec_type(in_type(k)) + " v" + number(k) + "[ilp];\n";
   src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
   src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
+  src += unravel;
   for (unsigned k = 0; k < inputs; ++k) {
-    const std::string kk = std::to_string(k);
-    src += "      v" + kk + "[k] = *reinterpret_cast<const " + vec_type(distinct_type(d, v, k)) + "*>(in" + kk + " + i);\n";
+    const std::string kk = number(k), vt = vec_type(in_type(k)), offset = "jet_offset(idx, is" + kk + ")";
+    switch (v.input_access[k]) {
+      case access::linear: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + i);\n"; break;
+      case access::unit: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + " + offset + ");\n"; break;
+      case access::broadcast:
+        src += "      { const " + in_type(k) + " b = in" + kk + "[" + offset + "];\n#pragma unroll\n" +
+               "        for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = b; }\n";
+        break;
+      case access::gather: src += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
+    }
   }
   src += "    }\n#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
-  src += "      " + vec_type(d.out) + " r;\n";
-  src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j) r.v[j] = jet_element(" +
-         join_operands(
-             d, inputs, [](unsigned k) { return "v" + std::to_string(k) + "[k].v[j]"; },
-             [](unsigned k) { return "s" + std::to_string(k); }) +
-         ");\n";
-  src += "      *reinterpret_cast<" + vec_type(d.out) + "*>(out + base + (k * threads + threadIdx.x) * vec) = r;\n";
+  src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
+  if (outputs_strided) src += unravel;
+  for (unsigned k = 0; k < d.out_count; ++k) src += "      " + vec_type(out_type(k)) + " r" + number(k) + ";\n";
+  src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j)\n        jet_element(" +
+         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) +
+         (inputs ? ", " : "") + join(inputs, [](unsigned k) { return "v" + number(k) + "[k].v[j]"; }) + scalar_args + ");\n";
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const std::string kk = number(k), vt = vec_type(out_type(k));
+    switch (v.output_access[k]) {
+      case access::linear: src += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + i) = r" + kk + ";\n"; break;
+      case access::unit:
+        src += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + jet_offset(idx, os" + kk + ")) = r" + kk + ";\n";
+        break;
+      default: src += "      out" + kk + "[jet_offset(idx, os" + kk + ")] = r" + kk + ".v[0];\n"; break;
+    }
+  }
   src += "    }\n  } else {\n";
   src += "    // the last tile: offsets = base + arange, mask = offsets < n\n";
-  src += "    for (unsigned long long i = base + threadIdx.x; i < n; i += threads)\n";
-  src += "      out[i] = jet_element(" +
-         join_operands(
-             d, inputs, [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
-             [](unsigned k) { return "s" + std::to_string(k); }) +
-         ");\n";
-  src += "  }\n}\n";
+  src += "#pragma unroll 1  // one block runs it: unrolling would only cost compile time\n";
+  src += "    for (unsigned long long i = base + threadIdx.x; i < n; i += threads) {\n";
+  src += unravel;
+  src += "      jet_element(" +
+         join(d.out_count, [&](unsigned k) { return at("out" + number(k), "os" + number(k), v.output_access[k] == access::linear); }) +
+         (inputs ? ", " : "") +
+         join(inputs, [&](unsigned k) { return at("in" + number(k), "is" + number(k), v.input_access[k] == access::linear); }) +
+         scalar_args + ");\n";
+  src += "    }\n  }\n}\n";
   return src;
 }
 

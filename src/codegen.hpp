@@ -30,9 +30,13 @@ variant_key default_variant(const kernel_desc& d);
 /// Number of distinct array inputs (kernel parameters) under a variant.
 unsigned distinct_inputs(const kernel_desc& d, const variant_key& v);
 
+/// Whether any operand needs the multi-index (then the kernel takes the index space's extents).
+bool uses_index_space(const kernel_desc& d, const variant_key& v);
+
 std::string generate_source(const kernel_desc& d, const variant_key& v);
 
-/// The expression in C++ syntax, operands named in0.. and s0.. by slot.
+/// The expression in C++ syntax, operands named in0.. and s0.. by slot; several outputs as a
+/// tuple "(a, b)".
 std::string describe(const kernel_desc& d);
 
 }  // namespace jet::detail

@@ -1,5 +1,6 @@
-// One evaluation: check shapes, choose the launch variant from the operands' addresses, find the
-// kernel, launch it once.
+// One evaluation: check shapes, plan the launch from the operands' layouts and addresses (which
+// inputs are the same memory, how each is indexed, whether vectors fit), find the kernel, launch it
+// once.
 #include "codegen.hpp"
 #include "compiler.hpp"
 #include "driver.hpp"
@@ -8,112 +9,282 @@
 #include <jet/error.hpp>
 #include <jet/runtime.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace jet::detail {
 namespace {
 
-void check_shapes(const evaluation& e) {
-  const kernel_desc& d = e.desc;
-  const std::size_t n = e.input_sizes[0];
-  for (unsigned k = 1; k < d.input_count; ++k)
-    if (e.input_sizes[k] != n)
-      throw shape_error("jet: operands of `" + describe(d) + "` differ in size: in0 has " + std::to_string(n) +
-                        " elements, in" + std::to_string(k) + " has " + std::to_string(e.input_sizes[k]));
-  if (e.out_size != n)
-    throw shape_error("jet: cannot assign `" + describe(d) + "` (" + std::to_string(n) + " elements) to an output of " +
-                      std::to_string(e.out_size) + " elements");
-  for (unsigned k = 0; k < d.input_count; ++k)
-    if (!e.inputs[k] && n) throw invalid_argument("jet: operand in" + std::to_string(k) + " of `" + describe(d) + "` is null");
-  if (!e.out && n) throw invalid_argument("jet: the output of `" + describe(d) + "` is null");
-}
-
-bool overlaps(std::uintptr_t a, std::size_t a_bytes, std::uintptr_t b, std::size_t b_bytes) {
-  return a < b + b_bytes && b < a + a_bytes;
-}
-
-// Variant choice. Exact aliasing is safe in place: each element is read and then written by one
-// thread. An output that overlaps an input at another offset is not (see evaluate).
+// What the kernel needs to know about the operands, beyond the variant: the index space after
+// merging dimensions, each operand's strides in it, and the distinct input pointers.
 struct plan {
   variant_key variant;
-  bool output_overlaps_input = false;
+  std::size_t n = 0;
+  std::int64_t extents[max_rank]{};
+  std::int64_t input_strides[max_inputs][max_rank]{};   // per distinct input
+  std::int64_t output_strides[max_outputs][max_rank]{};
+  const void* distinct[max_inputs]{};
+  std::uint8_t distinct_slot[max_inputs]{};  // a slot of each distinct input
+  unsigned distinct_count = 0;
+  bool output_needs_temporary[max_outputs]{};
 };
 
-plan make_plan(const evaluation& e, std::size_t n) {
+void check_shapes(const evaluation& e, const jet::shape& s) {
+  const kernel_desc& d = e.desc;
+  for (unsigned k = 0; k < d.out_count; ++k)
+    if (!(e.output_layouts[k].extents == s))
+      throw shape_error("jet: cannot assign `" + describe(d) + "` of shape " + s.to_string() +
+                        " to an output of shape " + e.output_layouts[k].extents.to_string());
+  if (s.size() == 0) return;
+  for (unsigned k = 0; k < d.input_count; ++k)
+    if (!e.inputs[k]) throw invalid_argument("jet: operand in" + std::to_string(k) + " of `" + describe(d) + "` is null");
+  for (unsigned k = 0; k < d.out_count; ++k)
+    if (!e.outputs[k]) throw invalid_argument("jet: an output of `" + describe(d) + "` is null");
+}
+
+// Strides of a layout over the output's rank: missing leading and size-1 dimensions repeat.
+void align_strides(const layout& l, const jet::shape& s, std::int64_t* strides) {
+  const int shift = s.rank() - l.extents.rank();
+  for (int d = 0; d < s.rank(); ++d)
+    strides[d] = d < shift || l.extents[d - shift] == 1 ? 0 : l.strides[d - shift];
+}
+
+// The byte range an operand touches, for overlap tests.
+struct byte_range {
+  std::uintptr_t lo, hi;  // [lo, hi)
+};
+byte_range range_of(const void* p, const layout& l, int element) {
+  std::int64_t lo = 0, hi = 0;
+  for (int d = 0; d < l.extents.rank(); ++d) {
+    const std::int64_t span = (l.extents[d] - 1) * l.strides[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  return {base + lo * element, base + (hi + 1) * element};
+}
+bool overlaps(byte_range a, byte_range b) { return a.lo < b.hi && b.lo < a.hi; }
+
+access access_of(const std::int64_t* strides, const std::int64_t* extents, int rank) {
+  std::int64_t contiguous = 1;
+  bool linear = true;
+  for (int d = rank - 1; d >= 0; --d) {
+    linear = linear && strides[d] == contiguous;
+    contiguous *= extents[d];
+  }
+  if (linear) return access::linear;
+  if (strides[rank - 1] == 1) return access::unit;
+  if (strides[rank - 1] == 0) return access::broadcast;
+  return access::gather;
+}
+
+plan make_plan(const evaluation& e, const jet::shape& s) {
   const kernel_desc& d = e.desc;
   plan p;
-  unsigned vec = max_vector_width(d);
-  const auto out = reinterpret_cast<std::uintptr_t>(e.out);
-  const std::size_t out_bytes = n * size_of(d.out);
-  if (out % (vec * size_of(d.out))) vec = 1;
-  std::uint8_t distinct = 0;
+  p.n = s.size();
+  const int rank = s.rank();
+
+  // Every operand's strides over the output's dimensions; distinct inputs found by memory,
+  // dtype and strides.
+  std::int64_t slot_strides[max_inputs][max_rank]{};
   for (unsigned k = 0; k < d.input_count; ++k) {
-    const auto in = reinterpret_cast<std::uintptr_t>(e.inputs[k]);
-    const int size = size_of(d.input_types[k]);
-    unsigned same = k;
-    for (unsigned j = 0; j < k && same == k; ++j)
-      if (e.inputs[j] == e.inputs[k] && d.input_types[j] == d.input_types[k]) same = j;
-    if (same != k) {
-      p.variant.unique_of[k] = p.variant.unique_of[same];
+    align_strides(e.input_layouts[k], s, slot_strides[k]);
+    unsigned same = p.distinct_count;
+    for (unsigned j = 0; j < p.distinct_count && same == p.distinct_count; ++j) {
+      const unsigned slot = p.distinct_slot[j];
+      if (e.inputs[slot] == e.inputs[k] && d.input_types[slot] == d.input_types[k] &&
+          std::equal(slot_strides[slot], slot_strides[slot] + rank, slot_strides[k]))
+        same = j;
+    }
+    if (same == p.distinct_count) {
+      p.distinct[same] = e.inputs[k];
+      p.distinct_slot[same] = static_cast<std::uint8_t>(k);
+      ++p.distinct_count;
+    }
+    p.variant.unique_of[k] = static_cast<std::uint8_t>(same);
+  }
+  std::int64_t out_strides[max_outputs][max_rank]{};
+  for (unsigned k = 0; k < d.out_count; ++k) align_strides(e.output_layouts[k], s, out_strides[k]);
+
+  // Merge each dimension into the next inner one where every operand steps through both as one:
+  // contiguous operands then need no index arithmetic at all.
+  auto strides_of = [&](unsigned operand) -> const std::int64_t* {
+    return operand < p.distinct_count ? slot_strides[p.distinct_slot[operand]] : out_strides[operand - p.distinct_count];
+  };
+  const unsigned operands = p.distinct_count + d.out_count;
+  int merged = 0;  // dimensions of the index space, innermost first while building
+  std::int64_t extents[max_rank];
+  std::int64_t strides[max_inputs + max_outputs][max_rank];
+  for (int dim = rank - 1; dim >= 0; --dim) {
+    if (s[dim] == 1) continue;
+    bool joins = merged > 0;
+    for (unsigned o = 0; joins && o < operands; ++o)
+      joins = strides_of(o)[dim] == strides[o][merged - 1] * extents[merged - 1];
+    if (joins) {
+      extents[merged - 1] *= s[dim];
       continue;
     }
-    p.variant.unique_of[k] = distinct++;
-    if (in % (vec * size)) vec = 1;
-    if (in == out && size == size_of(d.out)) p.variant.out_aliases_input = true;
-    else if (overlaps(in, n * size, out, out_bytes)) p.output_overlaps_input = true;
+    extents[merged] = s[dim];
+    for (unsigned o = 0; o < operands; ++o) strides[o][merged] = strides_of(o)[dim];
+    ++merged;
+  }
+  if (merged == 0) {  // a single element
+    extents[0] = 1;
+    for (unsigned o = 0; o < operands; ++o) strides[o][0] = 1;
+    merged = 1;
+  }
+  p.variant.rank = static_cast<std::uint8_t>(merged);
+  for (int dim = 0; dim < merged; ++dim) {
+    p.extents[dim] = extents[merged - 1 - dim];
+    for (unsigned o = 0; o < operands; ++o) {
+      std::int64_t* target = o < p.distinct_count ? p.input_strides[o] : p.output_strides[o - p.distinct_count];
+      target[dim] = strides[o][merged - 1 - dim];
+    }
+  }
+
+  // Access per operand, then the widest vector every access allows.
+  unsigned vec = max_vector_width(d);
+  const std::int64_t inner = p.extents[merged - 1];
+  if (merged > 1 && inner % vec) vec = 1;  // a vector must not cross a row
+  auto allow = [&](access a, const void* ptr, const std::int64_t* st, int size) {
+    const bool aligned = reinterpret_cast<std::uintptr_t>(ptr) % (vec * size) == 0;
+    bool outer_aligned = true;
+    for (int dim = 0; dim + 1 < merged; ++dim) outer_aligned = outer_aligned && st[dim] % vec == 0;
+    if (a == access::gather || ((a == access::linear || a == access::unit) && !(aligned && outer_aligned))) vec = 1;
+  };
+  for (unsigned k = 0; k < p.distinct_count; ++k) {
+    p.variant.input_access[k] = access_of(p.input_strides[k], p.extents, merged);
+    allow(p.variant.input_access[k], p.distinct[k], p.input_strides[k], size_of(d.input_types[p.distinct_slot[k]]));
+  }
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const layout& l = e.output_layouts[k];
+    for (int dim = 0; dim < l.extents.rank(); ++dim)
+      if (l.extents[dim] > 1 && l.strides[dim] == 0)
+        throw invalid_argument("jet: an output of `" + describe(d) + "` repeats elements (stride 0 in dimension " +
+                               std::to_string(dim) + "); write to an array instead");
+    const access a = access_of(p.output_strides[k], p.extents, merged);
+    p.variant.output_access[k] = a;
+    allow(a, e.outputs[k], p.output_strides[k], size_of(d.out_types[k]));
+  }
+  if (vec == 1) {  // one element at a time: every strided operand computes its offset alike
+    for (unsigned k = 0; k < p.distinct_count; ++k)
+      if (p.variant.input_access[k] != access::linear) p.variant.input_access[k] = access::gather;
+    for (unsigned k = 0; k < d.out_count; ++k)
+      if (p.variant.output_access[k] != access::linear) p.variant.output_access[k] = access::gather;
   }
   p.variant.vec = static_cast<std::uint8_t>(vec);
+  p.variant.index32 = p.n < (std::size_t{1} << 32);
+
+  // Outputs against inputs (and each other): the very same elements are safe in place, since each
+  // element is read and then written by one thread; any other overlap needs a temporary.
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const int out_size = size_of(d.out_types[k]);
+    const byte_range out = range_of(e.outputs[k], e.output_layouts[k], out_size);
+    for (unsigned j = 0; j < k; ++j)
+      if (overlaps(out, range_of(e.outputs[j], e.output_layouts[j], size_of(d.out_types[j]))))
+        throw invalid_argument("jet: two outputs of `" + describe(d) + "` overlap in memory");
+    for (unsigned j = 0; j < p.distinct_count; ++j) {
+      const unsigned slot = p.distinct_slot[j];
+      const int in_size = size_of(d.input_types[slot]);
+      const bool same_elements = p.distinct[j] == e.outputs[k] && in_size == out_size &&
+                                 std::equal(p.input_strides[j], p.input_strides[j] + merged, p.output_strides[k]);
+      if (same_elements) p.variant.out_aliases_input = true;
+      else if (overlaps(out, range_of(p.distinct[j], e.input_layouts[slot], in_size))) p.output_needs_temporary[k] = true;
+    }
+  }
   return p;
 }
 
-void launch(const evaluation& e, std::size_t n, const variant_key& v) {
+void launch(const evaluation& e, const plan& p) {
   const kernel_desc& d = e.desc;
+  const variant_key& v = p.variant;
   CUfunction f = find_kernel(d, e.slot, v);
 
-  // Kernel parameters in the generated order: out, distinct inputs, scalars, n.
-  void* params[2 + max_inputs + max_scalars];
-  const void* distinct_pointers[max_inputs];
-  void* out = e.out;
-  unsigned long long count = n;
-  unsigned p = 0;
-  params[p++] = &out;
-  unsigned inputs = 0;
-  for (unsigned k = 0; k < d.input_count; ++k)
-    if (v.unique_of[k] == inputs) {
-      distinct_pointers[inputs] = e.inputs[k];
-      params[p++] = &distinct_pointers[inputs++];
-    }
-  for (unsigned k = 0; k < d.scalar_count; ++k) params[p++] = const_cast<scalar_value*>(&e.scalars[k]);
-  params[p++] = &count;
+  // Kernel parameters in the generated order: outputs, their strides, distinct inputs, their
+  // strides, scalars, n, the index space's extents.
+  void* params[2 * max_outputs + 2 * max_inputs + max_scalars + 2];
+  void* outputs[max_outputs];
+  unsigned count = 0;
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    outputs[k] = e.outputs[k];
+    params[count++] = &outputs[k];
+    if (v.output_access[k] != access::linear) params[count++] = const_cast<std::int64_t*>(p.output_strides[k]);
+  }
+  const void* inputs[max_inputs];
+  for (unsigned k = 0; k < p.distinct_count; ++k) {
+    inputs[k] = p.distinct[k];
+    params[count++] = &inputs[k];
+    if (v.input_access[k] != access::linear) params[count++] = const_cast<std::int64_t*>(p.input_strides[k]);
+  }
+  for (unsigned k = 0; k < d.scalar_count; ++k) params[count++] = const_cast<scalar_value*>(&e.scalars[k]);
+  unsigned long long n = p.n;
+  params[count++] = &n;
+  if (uses_index_space(d, v)) params[count++] = const_cast<std::int64_t*>(p.extents);
 
   const kernel_shape shape = shape_of(v);
-  const unsigned long long blocks = (n + shape.tile() - 1) / shape.tile();  // cdiv(n, BLOCK)
+  const unsigned long long blocks = (p.n + shape.tile() - 1) / shape.tile();  // cdiv(n, BLOCK)
   check(driver().cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, shape.threads, 1, 1, 0, nullptr, params,
                                 nullptr),
         "cuLaunchKernel");
   count_launch();
 }
 
+// out = in, for any layouts: how a temporary reaches an output it could not be written to directly.
+void copy(void* out, const layout& out_layout, const void* in, const layout& in_layout, dtype t) {
+  struct copy_kernel {
+    node nodes[1];
+    dtype types[1];
+    std::uint16_t roots[1] = {0};
+    kernel_desc desc;
+    kernel_slot slot;
+  };
+  static copy_kernel kernels[32];
+  static std::once_flag made[32];
+  copy_kernel& k = kernels[static_cast<int>(t)];
+  std::call_once(made[static_cast<int>(t)], [&] {
+    k.nodes[0] = node{op_id::input, t};
+    k.types[0] = t;
+    k.desc = {k.nodes, 1, 1, 0, k.types, 1, k.roots, k.types,
+              hash_desc(std::array<node, 1>{k.nodes[0]}, std::array<std::uint16_t, 1>{0}, std::array<dtype, 1>{t})};
+  });
+  void* outputs[] = {out};
+  const void* inputs[] = {in};
+  evaluate({k.desc, k.slot, outputs, &out_layout, inputs, &in_layout, nullptr});
+}
+
 }  // namespace
 
 void evaluate(const evaluation& e) {
-  check_shapes(e);
-  const std::size_t n = e.out_size;
-  if (n == 0) return;
-  const plan p = make_plan(e, n);
-  if (!p.output_overlaps_input) return launch(e, n, p.variant);
+  const jet::shape s = broadcast_shape(e.desc, e.input_layouts);
+  check_shapes(e, s);
+  if (s.size() == 0) return;
+  const plan p = make_plan(e, s);
+  const kernel_desc& d = e.desc;
+  if (std::none_of(p.output_needs_temporary, p.output_needs_temporary + d.out_count, [](bool b) { return b; }))
+    return launch(e, p);
 
-  // The output overlaps an input at another offset (x[1:] = x[:-1] + y): evaluate into a
-  // temporary, then copy, so no element is read after it was overwritten.
-  const std::size_t bytes = n * size_of(e.desc.out);
+  // An output overlaps an input at another place (x[1:] = x[:-1] + y): evaluate into a contiguous
+  // temporary, then copy, so that no element is read after it was overwritten.
   struct temporary {
-    void* p;
+    void* p = nullptr;
     ~temporary() { device_free(p); }
-  } tmp{device_alloc(bytes)};
-  evaluation into_tmp{e.desc, e.slot, tmp.p, n, e.inputs, e.input_sizes, e.scalars};
-  launch(into_tmp, n, make_plan(into_tmp, n).variant);
-  copy_on_device(e.out, tmp.p, bytes);
+  } temporaries[max_outputs];
+  void* outputs[max_outputs];
+  layout layouts[max_outputs];
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    outputs[k] = e.outputs[k];
+    layouts[k] = e.output_layouts[k];
+    if (p.output_needs_temporary[k]) {
+      outputs[k] = temporaries[k].p = device_alloc(s.size() * size_of(d.out_types[k]));
+      layouts[k] = layout::contiguous(s);
+    }
+  }
+  const evaluation into{d, e.slot, outputs, layouts, e.inputs, e.input_layouts, e.scalars};
+  launch(into, make_plan(into, s));
+  for (unsigned k = 0; k < d.out_count; ++k)
+    if (p.output_needs_temporary[k]) copy(e.outputs[k], e.output_layouts[k], outputs[k], layouts[k], d.out_types[k]);
 }
 
 std::string source_of(const kernel_desc& desc) { return generate_source(desc, default_variant(desc)); }

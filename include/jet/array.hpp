@@ -1,20 +1,126 @@
-// Device arrays: jet::array owns device memory, jet::view wraps memory that other code owns.
-// Assigning an expression to either evaluates it in one kernel.
+// Device arrays: jet::array owns N-D device memory (C order), jet::view is a strided window on
+// memory that an array or other code owns. Assigning an expression to either evaluates it in one
+// kernel; several at once with jet::tie(a, b) = jet::tuple(e1, e2).
 #pragma once
 
 #include <jet/error.hpp>
 #include <jet/expr.hpp>
 #include <jet/runtime.hpp>
+#include <jet/shape.hpp>
+
+#include <boost/hana/unpack.hpp>
 
 #include <cstddef>
+#include <initializer_list>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace jet {
 
-/// A 1-D array on the device, owning its memory. Move-only: copies are explicit (clone()).
+namespace detail {
+// The strided-view arithmetic behind view's slice/transpose/permute/reshape/broadcast_to; each
+// checks its arguments and throws naming them.
+layout slice_layout(const layout& l, int dim, std::int64_t start, std::int64_t stop, std::int64_t step,
+                    std::int64_t& first_element);
+layout permute_layout(const layout& l, std::span<const int> order);
+layout reshape_layout(const layout& l, const jet::shape& to);
+layout broadcast_layout(const layout& l, const jet::shape& to);
+}  // namespace detail
+
+// x += e is x = x + e, evaluated in place; the shape of x never changes.
+#define JET_COMPOUND_ASSIGNMENTS(self, target)                                              \
+  template <operand E> self& operator+=(E&& e) { return target = target + std::forward<E>(e), *this; } \
+  template <operand E> self& operator-=(E&& e) { return target = target - std::forward<E>(e), *this; } \
+  template <operand E> self& operator*=(E&& e) { return target = target * std::forward<E>(e), *this; } \
+  template <operand E> self& operator/=(E&& e) { return target = target / std::forward<E>(e), *this; }
+
+/// A strided view of device memory: an array's, or memory that other code allocated (a PyTorch
+/// tensor, a cudaMalloc buffer). Assigning to a view writes the memory it views; a view never
+/// frees it. Copying a view copies the reference; assigning one view to another copies elements,
+/// as Eigen's Map does.
+template <class T> class view {
+  static_assert(is_element_type_v<T>, "jet::view: unsupported element type");
+
+ public:
+  using value_type = T;
+
+  /// n contiguous elements.
+  view(T* device_pointer, std::size_t n) : view(device_pointer, jet::shape::of_size(n)) {}
+  /// A C-contiguous N-D array.
+  view(T* device_pointer, const jet::shape& s) : view(device_pointer, detail::layout::contiguous(s)) {}
+  /// Any strides, in elements (0 repeats an element; negative walks backwards).
+  view(T* device_pointer, const jet::shape& s, std::initializer_list<std::int64_t> strides)
+      : view(device_pointer, with_strides(s, strides)) {}
+  view(T* device_pointer, const detail::layout& l) : data_(device_pointer), layout_(l) {
+    if (device_pointer == nullptr && l.extents.size() != 0)
+      throw invalid_argument("jet::view: null device pointer with " + std::to_string(l.extents.size()) + " elements");
+  }
+  view(array<T>& a) : data_(a.data()), layout_(a.layout()) {}  // NOLINT: an array is viewable as is
+  view(const view&) = default;
+
+  /// Evaluates e into the viewed memory; e must broadcast to the view's shape.
+  template <expression E> view& operator=(const E& e) {
+    void* out = data_;
+    detail::bound_one<T, E>(e).evaluate_into(&out, &layout_);
+    return *this;
+  }
+  view& operator=(const view& o) { return *this = terminal<T>{o.data(), o.layout()}; }
+  view& operator=(const array<T>& a) { return *this = terminal<T>{a.data(), a.layout()}; }
+  JET_COMPOUND_ASSIGNMENTS(view, *this)
+
+  const jet::shape& shape() const { return layout_.extents; }
+  int rank() const { return layout_.extents.rank(); }
+  std::size_t size() const { return layout_.extents.size(); }
+  std::int64_t stride(int dim) const { return layout_.strides[dim]; }
+  bool is_contiguous() const { return layout_.is_contiguous(); }
+  static constexpr jet::dtype dtype() { return dtype_of<T>(); }
+  T* data() const { return data_; }
+  const detail::layout& layout() const { return layout_; }
+
+  /// Elements start, start + step, ... before stop along `dim`, as Python's x[start:stop:step]
+  /// (negative start/stop count from the end).
+  view slice(int dim, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const {
+    std::int64_t first = 0;
+    detail::layout l = detail::slice_layout(layout_, dim, start, stop, step, first);
+    return view(data_ + first, l);
+  }
+  /// The dimensions reversed (a matrix's transpose).
+  view transpose() const {
+    int order[max_rank];
+    for (int d = 0; d < rank(); ++d) order[d] = rank() - 1 - d;
+    return view(data_, detail::permute_layout(layout_, std::span<const int>(order, rank())));
+  }
+  /// Dimension d of the result is dimension order[d] of this view.
+  view permute(std::initializer_list<int> order) const {
+    return view(data_, detail::permute_layout(layout_, std::span<const int>(order.begin(), order.size())));
+  }
+  /// The same elements in another shape; the view must be contiguous.
+  view reshape(const jet::shape& s) const { return view(data_, detail::reshape_layout(layout_, s)); }
+  /// NumPy's broadcast_to: size-1 and missing leading dimensions repeat (stride 0).
+  view broadcast_to(const jet::shape& s) const { return view(data_, detail::broadcast_layout(layout_, s)); }
+
+  /// The elements in C order (a strided view is gathered on the device first).
+  std::vector<T> to_host() const;
+
+ private:
+  static detail::layout with_strides(const jet::shape& s, std::initializer_list<std::int64_t> strides) {
+    if (static_cast<int>(strides.size()) != s.rank())
+      throw invalid_argument("jet::view: " + std::to_string(strides.size()) + " strides for shape " + s.to_string());
+    detail::layout l{s, {}};
+    int d = 0;
+    for (std::int64_t st : strides) l.strides[d++] = st;
+    return l;
+  }
+
+  T* data_;
+  detail::layout layout_;
+};
+
+/// An N-D array on the device in C order, owning its memory. Move-only: copies are explicit
+/// (clone()).
 template <class T> class array {
   static_assert(is_element_type_v<T>, "jet::array: unsupported element type");
 
@@ -23,114 +129,149 @@ template <class T> class array {
 
   array() = default;
   /// n elements, uninitialized.
-  explicit array(std::size_t n) : data_(static_cast<T*>(detail::device_alloc(n * sizeof(T)))), size_(n) {}
-  /// Evaluates e into a new array of e's size.
-  template <expression E> array(const E& e) {
-    detail::bound<T, E> b(e);
-    array fresh(b.size());
-    b.evaluate_into(fresh.data_, fresh.size_);
-    *this = std::move(fresh);
-  }
-  array(array&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  explicit array(std::size_t n) : array(jet::shape::of_size(n)) {}
+  /// An array of shape s, uninitialized.
+  explicit array(const jet::shape& s)
+      : data_(static_cast<T*>(detail::device_alloc(s.size() * sizeof(T)))), shape_(s) {}
+  /// Evaluates e into a new array of e's shape.
+  template <expression E> array(const E& e) { *this = e; }
+  array(array&& o) noexcept : data_(std::exchange(o.data_, nullptr)), shape_(std::exchange(o.shape_, {})) {}
   array& operator=(array&& o) noexcept {
     std::swap(data_, o.data_);
-    std::swap(size_, o.size_);
+    std::swap(shape_, o.shape_);
     return *this;
   }
   array(const array&) = delete;             // copies are explicit: clone()
   array& operator=(const array&) = delete;  // copies are explicit: a = b.clone()
   ~array() { detail::device_free(data_); }
 
-  /// Evaluates e into this array; when e has another size the array is reallocated, as
+  /// Evaluates e into this array; when e has another shape the array is reallocated, as
   /// std::vector's assignment would. `x = x + y` reads and writes x in place.
   template <expression E> array& operator=(const E& e) {
-    detail::bound<T, E> b(e);
-    if (b.size() == size_) {
-      b.evaluate_into(data_, size_);
-    } else {
-      array fresh(b.size());
-      b.evaluate_into(fresh.data_, fresh.size_);
-      *this = std::move(fresh);
-    }
+    detail::bound_one<T, E> b(e);
+    const jet::shape s = b.shape();
+    array fresh;
+    if (!(s == shape_)) fresh = array(s);
+    array& target = s == shape_ ? *this : fresh;
+    void* out = target.data_;
+    const detail::layout l = target.layout();
+    b.evaluate_into(&out, &l);
+    if (&target == &fresh) *this = std::move(fresh);
     return *this;
   }
-  /// Evaluates the view's elements into this array (an explicit copy of foreign memory).
-  array& operator=(const view<T>& v) { return *this = terminal<T>{v.data(), v.size()}; }
+  /// Evaluates the view's elements into this array (an explicit copy).
+  array& operator=(const jet::view<T>& v) { return *this = terminal<T>{v.data(), v.layout()}; }
+  JET_COMPOUND_ASSIGNMENTS(array, jet::view<T>(*this))
 
-  std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
+  const jet::shape& shape() const { return shape_; }
+  int rank() const { return shape_.rank(); }
+  std::size_t size() const { return shape_.size(); }
+  bool empty() const { return size() == 0; }
   static constexpr jet::dtype dtype() { return dtype_of<T>(); }
   /// The device pointer.
   T* data() { return data_; }
   const T* data() const { return data_; }
+  detail::layout layout() const { return detail::layout::contiguous(shape_); }
+
+  jet::view<T> view() { return jet::view<T>(*this); }
+  jet::view<T> slice(int dim, std::int64_t start, std::int64_t stop, std::int64_t step = 1) {
+    return view().slice(dim, start, stop, step);
+  }
+  jet::view<T> transpose() { return view().transpose(); }
+  jet::view<T> permute(std::initializer_list<int> order) { return view().permute(order); }
+  jet::view<T> reshape(const jet::shape& s) { return view().reshape(s); }
+  jet::view<T> broadcast_to(const jet::shape& s) { return view().broadcast_to(s); }
 
   array clone() const {
-    array c(size_);
-    detail::copy_on_device(c.data_, data_, size_ * sizeof(T));
+    array c(shape_);
+    detail::copy_on_device(c.data_, data_, size() * sizeof(T));
     return c;
   }
   std::vector<T> to_host() const {
-    std::vector<T> h(size_);
-    detail::copy_to_host(h.data(), data_, size_ * sizeof(T));
+    std::vector<T> h(size());
+    detail::copy_to_host(h.data(), data_, size() * sizeof(T));
     return h;
   }
 
  private:
   T* data_ = nullptr;
-  std::size_t size_ = 0;
+  jet::shape shape_;
 };
 
-/// A non-owning 1-D view of device memory that other code allocated (a PyTorch tensor, a cudaMalloc
-/// buffer). Assigning to a view writes the memory it views; the view never frees it.
-template <class T> class view {
-  static_assert(is_element_type_v<T>, "jet::view: unsupported element type");
+#undef JET_COMPOUND_ASSIGNMENTS
 
- public:
-  using value_type = T;
-
-  view(T* device_pointer, std::size_t n) : data_(device_pointer), size_(n) {
-    if (device_pointer == nullptr && n != 0)
-      throw invalid_argument("jet::view: null device pointer with " + std::to_string(n) + " elements");
-  }
-  view(array<T>& a) : data_(a.data()), size_(a.size()) {}  // NOLINT: an array is viewable as is
-  view(const view&) = default;
-
-  /// Evaluates e into the viewed memory; sizes must agree.
-  template <expression E> view& operator=(const E& e) {
-    detail::bound<T, E>(e).evaluate_into(data_, size_);
-    return *this;
-  }
-  /// Copies the elements of another view (a view is a reference to memory, like Eigen's Map).
-  view& operator=(const view& o) { return *this = terminal<T>{o.data(), o.size()}; }
-  view& operator=(const array<T>& a) { return *this = terminal<T>{a.data(), a.size()}; }
-
-  std::size_t size() const { return size_; }
-  static constexpr jet::dtype dtype() { return dtype_of<T>(); }
-  T* data() const { return data_; }
-  std::vector<T> to_host() const {
-    std::vector<T> h(size_);
-    detail::copy_to_host(h.data(), data_, size_ * sizeof(T));
+template <class T> std::vector<T> view<T>::to_host() const {
+  if (is_contiguous()) {
+    std::vector<T> h(size());
+    detail::copy_to_host(h.data(), data_, size() * sizeof(T));
     return h;
   }
+  return array<T>(terminal<T>{data_, layout_}).to_host();
+}
 
- private:
-  T* data_;
-  std::size_t size_;
-};
-
-/// Copies host data into a new device array.
-template <class T> array<T> from_host(std::span<const T> host) {
-  array<T> a(host.size());
+/// Copies host data into a new device array of shape s (default: 1-D).
+template <class T> array<T> from_host(std::span<const T> host, const jet::shape& s) {
+  if (host.size() != s.size())
+    throw shape_error("jet::from_host: " + std::to_string(host.size()) + " elements for shape " + s.to_string());
+  array<T> a(s);
   detail::copy_to_device(a.data(), host.data(), host.size_bytes());
   return a;
 }
-template <class T> array<T> from_host(const std::vector<T>& host) { return from_host(std::span<const T>(host)); }
+template <class T> array<T> from_host(const std::vector<T>& host) {
+  return from_host(std::span<const T>(host), jet::shape::of_size(host.size()));
+}
+template <class T> array<T> from_host(const std::vector<T>& host, const jet::shape& s) {
+  return from_host(std::span<const T>(host), s);
+}
 
 /// Evaluates an expression into a new array of the expression's dtype.
 template <expression E> auto eval(const E& e) {
   using T = cpp_type<std::remove_cvref_t<E>::type>;
   static_assert(is_element_type_v<T>, "jet::eval: arrays of bool are not supported yet; cast<T>() the comparison");
   return array<T>(e);
+}
+
+/// Several expressions evaluated by one kernel (see jet::tie).
+template <class... Es> struct expression_pack {
+  boost::hana::tuple<Es...> exprs;
+};
+template <jet_operand... E> auto tuple(E&&... e) {
+  return expression_pack<detail::expr_t<E>...>{boost::hana::make_tuple(detail::as_expr(std::forward<E>(e))...)};
+}
+
+/// Outputs of one kernel: jet::tie(a, b) = jet::tuple(x + y, x - y) reads x and y once and writes
+/// a and b. Arrays of another shape are reallocated; views must have the expressions' shape.
+template <class... Targets> struct output_tie {
+  std::tuple<Targets&...> targets;
+
+  template <class... Es> output_tie& operator=(const expression_pack<Es...>& pack) {
+    static_assert(sizeof...(Es) == sizeof...(Targets), "jet::tie: one expression per output");
+    using bound_t = detail::bound<detail::roots<Es...>, typename Targets::value_type...>;
+    bound_t b = boost::hana::unpack(pack.exprs, [](const auto&... e) { return bound_t(e...); });
+    const jet::shape s = b.shape();
+    void* outputs[sizeof...(Targets)];
+    detail::layout layouts[sizeof...(Targets)];
+    std::size_t k = 0;
+    std::apply([&](auto&... t) { (prepare(t, s, outputs[k], layouts[k++]), ...); }, targets);
+    b.evaluate_into(outputs, layouts);
+    return *this;
+  }
+
+ private:
+  template <class U> static void prepare(array<U>& a, const jet::shape& s, void*& out, detail::layout& l) {
+    if (!(a.shape() == s)) a = array<U>(s);
+    out = a.data();
+    l = a.layout();
+  }
+  template <class U> static void prepare(view<U>& v, const jet::shape&, void*& out, detail::layout& l) {
+    out = v.data();
+    l = v.layout();
+  }
+};
+template <class... Targets> output_tie<Targets...> tie(Targets&... targets) {
+  static_assert(((detail::is_array_v<Targets> || detail::is_view_v<Targets>) && ...),
+                "jet::tie takes arrays and views");
+  return {std::tuple<Targets&...>(targets...)};
 }
 
 }  // namespace jet

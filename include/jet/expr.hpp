@@ -38,21 +38,21 @@ template <std::size_t Capacity> struct flat_builder {
 /// The run-time values of an expression's leaves, in slot order.
 template <std::size_t Inputs, std::size_t Scalars> struct leaves {
   std::array<const void*, Inputs> input{};
-  std::array<std::size_t, Inputs> size{};
+  std::array<layout, Inputs> layouts{};
   std::array<scalar_value, Scalars> scalar{};
   std::size_t inputs = 0, scalars = 0;
 };
 
 }  // namespace detail
 
-/// An array operand: the device pointer and length of an array or view.
+/// An array operand: the device pointer and layout of an array or view.
 template <class T> struct terminal {
   static constexpr dtype type = dtype_of<T>();
   static constexpr bool weak = false;
   static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
 
   const T* data;
-  std::size_t size;
+  detail::layout layout;
 
   template <class B> static constexpr std::uint16_t flatten(B& b) {
     detail::node n{detail::op_id::input, type};
@@ -61,7 +61,7 @@ template <class T> struct terminal {
   }
   template <class L> void collect(L& l) const {
     l.input[l.inputs] = data;
-    l.size[l.inputs++] = size;
+    l.layouts[l.inputs++] = layout;
   }
 };
 
@@ -69,7 +69,7 @@ template <class T> struct terminal {
 /// an expression never dangles on a temporary.
 template <class T> struct owning_terminal : terminal<T> {
   explicit owning_terminal(array<T>&& a)
-      : terminal<T>{a.data(), a.size()}, owner(std::make_shared<const array<T>>(std::move(a))) {}
+      : terminal<T>{a.data(), a.layout()}, owner(std::make_shared<const array<T>>(std::move(a))) {}
   std::shared_ptr<const array<T>> owner;
 };
 
@@ -162,7 +162,7 @@ template <class T> auto as_expr(T&& x) {
   else if constexpr (is_array_v<U> && !std::is_lvalue_reference_v<T>)
     return owning_terminal<typename U::value_type>(std::move(x));
   else if constexpr (is_array_v<U> || is_view_v<U>)
-    return terminal<typename U::value_type>{x.data(), x.size()};
+    return terminal<typename U::value_type>{x.data(), x.layout()};
   else return scalar<U>{static_cast<cpp_type<scalar_dtype_of<U>()>>(x)};
 }
 
@@ -172,41 +172,66 @@ template <class Op, class... A> auto make_apply(A&&... a) {
   return apply<Op, expr_t<A>...>{boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
 }
 
-/// The kernel of expression type E stored into Out: its description, computed at compile time,
-/// and its cache slot.
-template <class E, class Out> struct kernel_of {
-  static_assert(E::input_count > 0, "jet: an expression needs at least one array operand");
-  static_assert(E::input_count <= max_inputs, "jet: too many array operands in one expression");
-  static_assert(E::scalar_count <= max_scalars, "jet: too many scalar operands in one expression");
-  static constexpr std::array<node, E::node_count> nodes = [] {
-    flat_builder<E::node_count> b;
-    E::flatten(b);
-    return b.nodes;
+/// The expressions one kernel evaluates, one per output (jet::tie evaluates several).
+template <class... Es> struct roots {};
+
+/// The kernel of expressions Es stored into arrays of Outs: its description, computed at compile
+/// time, and its cache slot.
+template <class Roots, class... Outs> struct kernel_of;
+template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
+  static_assert(sizeof...(Es) == sizeof...(Outs) && sizeof...(Es) <= max_outputs);
+  static constexpr std::size_t node_count = (0 + ... + Es::node_count);
+  static constexpr std::size_t input_count = (0 + ... + Es::input_count);
+  static constexpr std::size_t scalar_count = (0 + ... + Es::scalar_count);
+  static_assert(input_count > 0, "jet: an expression needs at least one array operand");
+  static_assert(input_count <= max_inputs, "jet: too many array operands in one expression");
+  static_assert(scalar_count <= max_scalars, "jet: too many scalar operands in one expression");
+
+  struct flat {
+    std::array<node, node_count> nodes;
+    std::array<std::uint16_t, sizeof...(Es)> out_nodes;
+  };
+  static constexpr flat flattened = [] {
+    flat_builder<node_count> b;
+    const std::array<std::uint16_t, sizeof...(Es)> out_nodes{Es::flatten(b)...};  // in order, sharing slots
+    return flat{b.nodes, out_nodes};
   }();
-  static constexpr std::array<dtype, E::input_count> input_types = [] {
-    std::array<dtype, E::input_count> types{};
-    for (const node& n : nodes)
+  static constexpr std::array<dtype, input_count> input_types = [] {
+    std::array<dtype, input_count> types{};
+    for (const node& n : flattened.nodes)
       if (n.op == op_id::input) types[n.arg[0]] = n.type;
     return types;
   }();
-  static constexpr kernel_desc desc{nodes.data(),       E::node_count,   E::input_count,
-                                    E::scalar_count,    input_types.data(), dtype_of<Out>(),
-                                    hash_desc(nodes, dtype_of<Out>())};
+  static constexpr std::array<dtype, sizeof...(Outs)> out_types{dtype_of<Outs>()...};
+  static constexpr kernel_desc desc{flattened.nodes.data(),
+                                    node_count,
+                                    input_count,
+                                    scalar_count,
+                                    input_types.data(),
+                                    sizeof...(Outs),
+                                    flattened.out_nodes.data(),
+                                    out_types.data(),
+                                    hash_desc(flattened.nodes, flattened.out_nodes, out_types)};
   static inline kernel_slot slot;
 };
 
-/// An expression bound to its leaves' run-time values, ready to evaluate into an Out array.
-template <class Out, class E> struct bound {
-  using kernel = kernel_of<E, Out>;
-  leaves<E::input_count, E::scalar_count> values;
+/// Expressions bound to their leaves' run-time values, ready to evaluate into arrays of Outs.
+template <class Roots, class... Outs> struct bound;
+template <class... Es, class... Outs> struct bound<roots<Es...>, Outs...> {
+  using kernel = kernel_of<roots<Es...>, Outs...>;
+  leaves<kernel::input_count, kernel::scalar_count> values;
 
-  explicit bound(const E& e) { e.collect(values); }
-  std::size_t size() const { return values.size[0]; }
-  void evaluate_into(Out* out, std::size_t out_size) {
-    detail::evaluate({kernel::desc, kernel::slot, out, out_size, values.input.data(), values.size.data(),
+  explicit bound(const Es&... es) { (es.collect(values), ...); }
+  /// The shape every output must have.
+  jet::shape shape() const { return broadcast_shape(kernel::desc, values.layouts.data()); }
+  void evaluate_into(void* const* outputs, const layout* output_layouts) {
+    detail::evaluate({kernel::desc, kernel::slot, outputs, output_layouts, values.input.data(), values.layouts.data(),
                       values.scalar.data()});
   }
 };
+
+/// One expression into one output.
+template <class Out, class E> using bound_one = bound<roots<E>, Out>;
 
 }  // namespace detail
 }  // namespace jet

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
+#include <jet/shape.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -54,13 +55,26 @@ struct compiled_kernel {
 
 namespace detail {
 
+/// How a kernel finds an operand's elements in the (collapsed) index space.
+enum class access : std::uint8_t {
+  linear,     // element i is at offset i: vector loads on the fast path
+  unit,       // strided outer dimensions, innermost stride 1: vector loads per row
+  broadcast,  // strided outer dimensions, innermost stride 0: one load per vector
+  gather,     // any strides: one load per element
+};
+
 /// Per evaluation, which launch variant a kernel needs: how many elements each vector access
-/// covers, which array operands are the same memory (each distinct input is a kernel parameter
-/// loaded once), and whether the output is one of the inputs (then nothing is __restrict__).
+/// covers, the rank of the index space after merging contiguous dimensions, how each operand is
+/// accessed, which array operands are the same memory (each distinct input is a kernel parameter
+/// loaded once), and whether an output is one of the inputs (then nothing is __restrict__).
 struct variant_key {
   std::uint8_t vec = 1;
+  std::uint8_t rank = 1;
+  bool index32 = true;  // the multi-index of every element fits 32-bit arithmetic
   bool out_aliases_input = false;
   std::uint8_t unique_of[max_inputs]{};  // input slot -> distinct-input index
+  access input_access[max_inputs]{};     // per distinct input
+  access output_access[max_outputs]{};
 
   friend bool operator==(const variant_key&, const variant_key&) = default;
 };
@@ -87,19 +101,23 @@ union scalar_value {
   double f64;
 };
 
-/// One evaluation as the core sees it: all pointers, sizes and scalars of the expression's leaves
-/// in slot order.
+/// One evaluation as the core sees it: the outputs, and the pointers, layouts and scalars of the
+/// expression's leaves in slot order.
 struct evaluation {
   const kernel_desc& desc;
   kernel_slot& slot;
-  void* out;
-  std::size_t out_size;
+  void* const* outputs;
+  const layout* output_layouts;
   const void* const* inputs;
-  const std::size_t* input_sizes;
+  const layout* input_layouts;
   const scalar_value* scalars;
 };
 
 void evaluate(const evaluation& e);
+
+/// The NumPy broadcast of the inputs' shapes; shape_error naming both shapes (and the expression)
+/// when two cannot be broadcast together.
+jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs);
 std::string source_of(const kernel_desc& desc);
 std::string expression_text(const kernel_desc& desc);
 compiled_kernel compile_for(const kernel_desc& desc, arch target);

@@ -26,6 +26,7 @@ enum class op_id : std::uint8_t {
 /// arguments long before it matters).
 inline constexpr int max_inputs = 32;
 inline constexpr int max_scalars = 64;
+inline constexpr int max_outputs = 8;
 
 struct node {
   op_id op{};
@@ -42,17 +43,24 @@ struct kernel_desc {
   std::uint32_t node_count;
   std::uint32_t input_count;
   std::uint32_t scalar_count;
-  const dtype* input_types; // dtype of each input slot
-  dtype out;                // dtype of the output array
-  std::uint64_t hash;       // of everything above; a fast first test for equality
+  const dtype* input_types;         // dtype of each input slot
+  std::uint32_t out_count;          // outputs written by one kernel (jet::tie)
+  const std::uint16_t* out_nodes;   // the node each output stores
+  const dtype* out_types;           // dtype of each output array
+  std::uint64_t hash;               // of everything above; a fast first test for equality
 };
 
 constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) {
   return (h ^ byte) * 0x100000001b3ull;
 }
 
-template <class Nodes> constexpr std::uint64_t hash_desc(const Nodes& nodes, dtype out) {
-  std::uint64_t h = fnv1a(0xcbf29ce484222325ull, static_cast<std::uint64_t>(out));
+template <class Nodes, class Roots, class Types>
+constexpr std::uint64_t hash_desc(const Nodes& nodes, const Roots& out_nodes, const Types& out_types) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t k = 0; k < out_nodes.size(); ++k) {
+    h = fnv1a(h, out_nodes[k]);
+    h = fnv1a(h, static_cast<std::uint64_t>(out_types[k]));
+  }
   for (const node& n : nodes) {
     h = fnv1a(h, static_cast<std::uint64_t>(n.op));
     h = fnv1a(h, static_cast<std::uint64_t>(n.type));

@@ -1,0 +1,113 @@
+// Strided layouts: views' slice/permute/reshape/broadcast_to, and NumPy broadcasting of operands.
+#include "codegen.hpp"
+
+#include <jet/array.hpp>
+#include <jet/error.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace jet::detail {
+namespace {
+
+void require_dim(const layout& l, int dim, const char* what) {
+  if (dim < 0 || dim >= l.extents.rank())
+    throw invalid_argument(std::string("jet::view::") + what + ": dimension " + std::to_string(dim) +
+                           " out of range for shape " + l.extents.to_string());
+}
+
+}  // namespace
+
+layout slice_layout(const layout& l, int dim, std::int64_t start, std::int64_t stop, std::int64_t step,
+                    std::int64_t& first_element) {
+  require_dim(l, dim, "slice");
+  if (step == 0) throw invalid_argument("jet::view::slice: step 0");
+  const std::int64_t extent = l.extents[dim];
+  auto normalize = [&](std::int64_t i, std::int64_t lo, std::int64_t hi) {
+    if (i < 0) i += extent;
+    return std::clamp(i, lo, hi);
+  };
+  std::int64_t count;
+  if (step > 0) {
+    start = normalize(start, 0, extent);
+    stop = normalize(stop, 0, extent);
+    count = stop > start ? (stop - start + step - 1) / step : 0;
+  } else {
+    start = normalize(start, -1, extent - 1);
+    stop = normalize(stop, -1, extent - 1);
+    count = start > stop ? (start - stop - step - 1) / -step : 0;
+  }
+  layout r = l;
+  r.extents[dim] = count;
+  r.strides[dim] = l.strides[dim] * step;
+  first_element = count ? start * l.strides[dim] : 0;
+  return r;
+}
+
+layout permute_layout(const layout& l, std::span<const int> order) {
+  const int rank = l.extents.rank();
+  bool seen[max_rank] = {};
+  bool valid = static_cast<int>(order.size()) == rank;
+  for (int d : order) {
+    valid = valid && d >= 0 && d < rank && !seen[d];
+    if (d >= 0 && d < rank) seen[d] = true;
+  }
+  if (!valid) {
+    std::string list;
+    for (int d : order) list += (list.empty() ? "" : ", ") + std::to_string(d);
+    throw invalid_argument("jet::view::permute: (" + list + ") is not a permutation of the dimensions of shape " +
+                           l.extents.to_string());
+  }
+  layout r = l;
+  for (int d = 0; d < rank; ++d) {
+    r.extents[d] = l.extents[order[d]];
+    r.strides[d] = l.strides[order[d]];
+  }
+  return r;
+}
+
+layout reshape_layout(const layout& l, const jet::shape& to) {
+  if (to.size() != l.extents.size())
+    throw shape_error("jet::view::reshape: cannot reshape " + l.extents.to_string() + " (" +
+                      std::to_string(l.extents.size()) + " elements) to " + to.to_string());
+  if (!l.is_contiguous())
+    throw invalid_argument("jet::view::reshape: the view of shape " + l.extents.to_string() +
+                           " is not contiguous; evaluate it into an array first");
+  return layout::contiguous(to);
+}
+
+layout broadcast_layout(const layout& l, const jet::shape& to) {
+  const int shift = to.rank() - l.extents.rank();
+  layout r{to, {}};
+  bool valid = shift >= 0;
+  for (int d = 0; valid && d < to.rank(); ++d) {
+    if (d < shift) continue;  // a new leading dimension repeats everything
+    const std::int64_t from = l.extents[d - shift];
+    valid = from == to[d] || from == 1;
+    r.strides[d] = from == 1 ? 0 : l.strides[d - shift];
+  }
+  if (!valid)
+    throw shape_error("jet::view::broadcast_to: cannot broadcast shape " + l.extents.to_string() + " to " + to.to_string());
+  return r;
+}
+
+jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs) {
+  jet::shape result = inputs[0].extents;
+  for (unsigned k = 1; k < desc.input_count; ++k) {
+    const jet::shape& s = inputs[k].extents;
+    jet::shape merged;
+    const int rank = std::max(result.rank(), s.rank());
+    for (int d = 0; d < rank; ++d) {
+      const int a = d - (rank - result.rank()), b = d - (rank - s.rank());
+      const std::int64_t ea = a >= 0 ? result[a] : 1, eb = b >= 0 ? s[b] : 1;
+      if (ea != eb && ea != 1 && eb != 1)
+        throw shape_error("jet: operands of `" + describe(desc) + "` cannot be broadcast together: shape " +
+                          result.to_string() + " and shape " + s.to_string() + " (in" + std::to_string(k) + ")");
+      merged.push_back(ea == 1 ? eb : ea);
+    }
+    result = merged;
+  }
+  return result;
+}
+
+}  // namespace jet::detail
