@@ -21,7 +21,7 @@ template <class E> using default_kernel = kernel_of<std::remove_cvref_t<E>, cpp_
 /// The CUDA source jet generates for e (for debugging; the variant for aligned, distinct operands).
 template <expression E> std::string source(const E&) { return detail::source_of(detail::default_kernel<E>::desc); }
 
-/// Compiles e's kernel for an explicit architecture; needs NVRTC but no GPU.
+/// Compiles e's kernel for an explicit architecture; needs NVRTC but no GPU. Uses the disk cache.
 template <expression E> compiled_kernel compile(const E&, arch target) {
   return detail::compile_for(detail::default_kernel<E>::desc, target);
 }
