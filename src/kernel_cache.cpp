@@ -4,9 +4,12 @@
 #include "disk_cache.hpp"
 #include "driver.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -95,6 +98,29 @@ CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant
     slot.filled.store(now + 1, std::memory_order_release);
   }
   return entry.function;
+}
+
+void precompile(const kernel_request* kernels, std::size_t count) {
+  properties();  // no device: no_device here, once, rather than from every worker
+  const std::size_t workers = std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr first_failure;
+  {  // the pool's threads join as it goes out of scope
+    std::vector<std::jthread> pool;
+    for (std::size_t w = 0; w < workers; ++w)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < count;) {
+          try {
+            find_kernel(kernels[i].desc, kernels[i].slot, default_variant(kernels[i].desc));
+          } catch (...) {
+            std::lock_guard lock(failure_mutex);
+            if (!first_failure) first_failure = std::current_exception();
+          }
+        }
+      });
+  }
+  if (first_failure) std::rethrow_exception(first_failure);
 }
 
 }  // namespace jet::detail

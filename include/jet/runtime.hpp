@@ -113,6 +113,14 @@ struct evaluation {
 };
 
 void evaluate(const evaluation& e);
+
+/// An expression's kernel for jet::precompile: its description and its cache slot.
+struct kernel_request {
+  const kernel_desc& desc;
+  kernel_slot& slot;
+};
+void precompile(const kernel_request* kernels, std::size_t count);
+
 std::string source_of(const kernel_desc& desc);
 std::string expression_text(const kernel_desc& desc);
 compiled_kernel compile_for(const kernel_desc& desc, arch target);
