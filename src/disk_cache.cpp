@@ -158,6 +158,14 @@ std::string directory_problem(int fd) {
   return ownership_problem(s);
 }
 
+// Why `name` (relative to dir_fd) could not be opened without following a symlink; errno says.
+std::string open_problem(int dir_fd, const char* name) {
+  const std::string reason = errno_text();
+  struct stat s;
+  if (::fstatat(dir_fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(s.st_mode)) return "is a symbolic link";
+  return "cannot be opened: " + reason;
+}
+
 // Creates `directory` and its missing parents, each 0700 from the start. Empty, or why not.
 std::string make_directories(const fs::path& directory) {
   fs::path prefix;
@@ -224,14 +232,10 @@ disk_cache::~disk_cache() { ::close(fd_); }
 
 std::shared_ptr<disk_cache> disk_cache::open(const fs::path& directory, std::uint64_t max_bytes) {
   std::string problem = make_directories(directory);
-  if (problem.empty()) {
-    // O_NOFOLLOW: the directory itself must not be a symlink, which could lead anywhere.
-    const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) problem = errno == ELOOP ? "is a symbolic link" : "cannot be opened: " + errno_text();
-    else if (problem = directory_problem(fd); problem.empty())
-      return std::shared_ptr<disk_cache>(new disk_cache(directory, fd, max_bytes));
-    else ::close(fd);
-  }
+  // O_NOFOLLOW: the directory itself must not be a symlink, which could lead anywhere.
+  unique_fd fd(problem.empty() ? ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1);
+  if (problem.empty()) problem = fd.fd < 0 ? open_problem(AT_FDCWD, directory.c_str()) : directory_problem(fd.fd);
+  if (problem.empty()) return std::shared_ptr<disk_cache>(new disk_cache(directory, std::exchange(fd.fd, -1), max_bytes));
   warn("the kernel cache directory " + directory.string() + " " + problem + "; caching kernels in memory only");
   return nullptr;
 }
@@ -256,7 +260,7 @@ std::optional<std::string> disk_cache::load(const cache_key& key) const {
   std::string problem, content;
   if (file.fd < 0) {
     if (errno == ENOENT) return std::nullopt;
-    problem = errno == ELOOP ? "is a symbolic link" : "cannot be opened: " + errno_text();
+    problem = open_problem(fd_, name.c_str());
   } else {
     problem = read_entry_file(file.fd, content);
   }
@@ -341,14 +345,10 @@ std::uint64_t max_bytes_from_environment() {
   return one_gib;
 }
 
-bool disabled_by_environment() {
-  const char* directory = std::getenv("JET_CACHE_DIR");
-  return directory && !*directory;
-}
-
-// $JET_CACHE_DIR, else $XDG_CACHE_HOME/jet, else ~/.cache/jet; empty with no home to put it in.
+// $JET_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/jet, else ~/.cache/jet; empty with no
+// home to put it in.
 fs::path directory_from_environment() {
-  if (const char* directory = std::getenv("JET_CACHE_DIR"); directory && *directory) return directory;
+  if (const char* directory = std::getenv("JET_CACHE_DIR")) return directory;
   // The XDG specification says to ignore a relative XDG_CACHE_HOME.
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return fs::path(xdg) / "jet";
   if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "jet";
@@ -426,7 +426,7 @@ std::shared_ptr<const disk_cache> active_disk_cache() {
   process_disk_cache& p = process_cache();
   std::lock_guard lock(p.mutex);
   if (!p.chosen) {
-    p.cache = disabled_by_environment() ? nullptr : open_cache(directory_from_environment());
+    p.cache = open_cache(directory_from_environment());
     p.chosen = true;
   }
   return p.cache;

@@ -49,7 +49,7 @@ statistics stats();
 /// The on-disk kernel cache keeps compiled kernels across processes. It is on unless turned off,
 /// in $JET_CACHE_DIR, else $XDG_CACHE_HOME/jet, else ~/.cache/jet; `JET_CACHE_DIR=` (empty) turns
 /// it off. A directory that others could write to is refused: jet then caches in memory only.
-/// set_disk_cache(false) turns it off; true turns it on again where the environment says.
+/// set_disk_cache(false) turns it off; true goes back to what the environment says.
 void set_disk_cache(bool enabled);
 /// Uses `directory` for the disk cache from now on; an empty one turns it off.
 void set_disk_cache_directory(const std::string& directory);
