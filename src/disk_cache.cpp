@@ -195,21 +195,21 @@ std::string read_entry_file(int fd, std::string& content) {
   return {};
 }
 
-// Writes `content` into a new file `name` (0600) in the directory `dir_fd`. Empty, or why not.
-// No fsync: after a crash an entry may be lost or garbled, which the checksum detects, and a cache
-// is not worth a disk flush per kernel.
+// Writes `content` into a new file `name` (0600) in the directory `dir_fd`. Empty, or why not
+// (and then no such file is left). No fsync: after a crash an entry may be lost or garbled, which
+// the checksum detects, and a cache is not worth a disk flush per kernel.
 std::string write_new_file(int dir_fd, const std::string& name, std::string_view content) {
   unique_fd file(::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (file.fd < 0) return "cannot create " + name + ": " + errno_text();
-  for (std::size_t done = 0; done < content.size();) {
+  std::string problem;
+  for (std::size_t done = 0; done < content.size() && problem.empty();) {
     const ssize_t n = ::write(file.fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return "cannot write " + name + ": " + errno_text();
-    done += static_cast<std::size_t>(n);
+    if (n >= 0) done += static_cast<std::size_t>(n);
+    else if (errno != EINTR) problem = "cannot write " + name + ": " + errno_text();
   }
-  const int fd = std::exchange(file.fd, -1);
-  if (::close(fd) != 0) return "cannot write " + name + ": " + errno_text();
-  return {};
+  if (::close(std::exchange(file.fd, -1)) != 0 && problem.empty()) problem = "cannot write " + name + ": " + errno_text();
+  if (!problem.empty()) ::unlinkat(dir_fd, name.c_str(), 0);
+  return problem;
 }
 
 }  // namespace
@@ -283,10 +283,11 @@ bool disk_cache::store(const cache_key& key, std::string_view cubin) const {
   // Written under a name of its own, then renamed over the entry: rename is atomic, so readers see
   // the previous entry or this one, whole, and writers racing for one entry all succeed.
   std::string problem = write_new_file(fd_, temporary, encode_entry(key.text, cubin));
-  if (problem.empty() && ::renameat(fd_, temporary.c_str(), fd_, name.c_str()) != 0)
+  if (problem.empty() && ::renameat(fd_, temporary.c_str(), fd_, name.c_str()) != 0) {
     problem = "cannot rename " + temporary + " to " + name + ": " + errno_text();
-  if (!problem.empty()) {
     ::unlinkat(fd_, temporary.c_str(), 0);
+  }
+  if (!problem.empty()) {
     warn("cannot store a kernel in the cache directory " + directory_.string() + ": " + problem);
     return false;
   }
@@ -303,8 +304,12 @@ void disk_cache::evict_over_bound() const {
   std::vector<entry> entries;
   std::uint64_t total = 0;
   // A descriptor of its own: readdir moves the directory offset, which others using fd_ share.
-  DIR* listing = ::fdopendir(::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!listing) return;
+  const int listing_fd = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* listing = listing_fd >= 0 ? ::fdopendir(listing_fd) : nullptr;  // owns listing_fd from here
+  if (!listing) {
+    if (listing_fd >= 0) ::close(listing_fd);
+    return;
+  }
   const std::time_t abandoned = std::time(nullptr) - abandoned_after.count();
   while (const dirent* d = ::readdir(listing)) {
     const std::string_view name = d->d_name;
