@@ -1,7 +1,7 @@
 // One evaluation: check shapes, choose the launch variant from the operands' addresses, find the
 // kernel, launch it once.
 #include "codegen.hpp"
-#include "compiler.hpp"
+#include "disk_cache.hpp"
 #include "driver.hpp"
 #include "kernel_cache.hpp"
 
@@ -92,7 +92,7 @@ void launch(const evaluation& e, std::size_t n, const variant_key& v) {
   check(driver().cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, shape.threads, 1, 1, 0, nullptr, params,
                                 nullptr),
         "cuLaunchKernel");
-  count_launch();
+  stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -122,8 +122,8 @@ std::string expression_text(const kernel_desc& desc) { return describe(desc); }
 
 compiled_kernel compile_for(const kernel_desc& desc, arch target) {
   std::string source = source_of(desc);
-  cubin binary = compile_to_cubin(source, target.value, describe(desc));
-  return {target, std::move(source), std::move(binary.image), binary.compile_ms};
+  cached_cubin binary = cached_compile(source, target.value, describe(desc));
+  return {target, std::move(source), std::move(binary.image), binary.compile_ms, binary.from_disk};
 }
 
 }  // namespace jet::detail

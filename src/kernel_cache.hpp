@@ -1,10 +1,14 @@
 // The in-memory kernel cache: per expression type a lock-free slot (kernel_slot, in the header),
-// behind it one process-wide map from kernel content to compiled function.
+// behind it one process-wide map from kernel content to compiled function. And the counters
+// behind jet::stats().
 #pragma once
 
 #include <jet/runtime.hpp>
 
 #include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
 
 namespace jet::detail {
 
@@ -12,6 +16,10 @@ namespace jet::detail {
 /// callers asking for the same kernel compile it once.
 CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant);
 
-void count_launch();
+struct counters {
+  std::atomic<std::uint64_t> launches{0}, memory_hits{0}, disk_hits{0}, disk_writes{0}, compiles{0};
+  std::atomic<double> compile_ms{0};
+};
+counters& stats_counters();
 
 }  // namespace jet::detail

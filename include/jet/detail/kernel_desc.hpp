@@ -47,12 +47,14 @@ struct kernel_desc {
   std::uint64_t hash;       // of everything above; a fast first test for equality
 };
 
+inline constexpr std::uint64_t fnv1a_basis = 0xcbf29ce484222325ull;
+
 constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) {
   return (h ^ byte) * 0x100000001b3ull;
 }
 
 template <class Nodes> constexpr std::uint64_t hash_desc(const Nodes& nodes, dtype out) {
-  std::uint64_t h = fnv1a(0xcbf29ce484222325ull, static_cast<std::uint64_t>(out));
+  std::uint64_t h = fnv1a(fnv1a_basis, static_cast<std::uint64_t>(out));
   for (const node& n : nodes) {
     h = fnv1a(h, static_cast<std::uint64_t>(n.op));
     h = fnv1a(h, static_cast<std::uint64_t>(n.type));
