@@ -48,7 +48,7 @@ if ((run_bench)); then
   build-device/benchmarks/jet_bench >"$out/jet_bench.txt" 2>&1
   grep -E "MISMATCH|SKIP|cannot" "$out/jet_bench.txt"
   # Kernel-shape tuning: jet alone at 2^20 and 2^28 under other threads,ilp shapes.
-  for shape in 256,4 128,4 256,2 64,4; do
+  for shape in 256,4 128,4; do
     JET_KERNEL_SHAPE=$shape build-device/benchmarks/jet_bench --quick --jet-only --tag "$shape"
   done >"$out/tune.txt" 2>&1
   if [ -f benchmarks/peers.py ]; then

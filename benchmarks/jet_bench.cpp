@@ -2,7 +2,7 @@
 // expressions.hpp, float32 and float64, 2^10..2^28 elements; plus host time per call at 1024
 // elements against a raw cuLaunchKernel, and time to a first result for a new expression.
 // Prints RESULT / OVERHEAD / FIRST lines that report.py turns into tables.
-//   jet_bench [--quick] [--jet-only] [--tag TAG]
+//   jet_bench [--quick] [--jet-only] [--tag TAG]      (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 #include "expressions.hpp"
@@ -20,12 +20,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <stdlib.h>  // mkdtemp
 
 using bench::expr;
 using clock_type = std::chrono::steady_clock;
@@ -214,18 +217,44 @@ void overhead() {
               time_us([&] { cu.cuLaunchKernel(f, 1, 1, 1, threads, 1, 1, 0, nullptr, params, nullptr); }));
 }
 
-// Wall time from the call to the result for expressions this process has not compiled yet.
-void first_results() {
-  const std::size_t n = std::size_t{1} << 20;
+// Wall time from the call to the result for expressions this process has not compiled yet, with
+// an empty disk cache: the first compile in the process (NVRTC's start-up included), a second
+// new expression; then the first of them again in a fresh process, which finds it on disk.
+double first_result_ms(std::size_t n, const std::function<void(jet::array<float>&, jet::array<float>&, jet::array<float>&)>& f) {
   jet::array<float> x = jet::from_host(random_normal<float>(n, 3)), y = jet::from_host(random_normal<float>(n, 4)), z(n);
-  auto time_ms = [&](const std::function<void()>& f) {
-    const auto t0 = clock_type::now();
-    f();
-    jet::synchronize();
-    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-  };
-  std::printf("FIRST impl=jet_first_in_process ms=%.1f\n", time_ms([&] { z = jet::sin(x) * 0.5f + jet::cos(y); }));
-  std::printf("FIRST impl=jet_new_expression ms=%.1f\n", time_ms([&] { z = jet::exp(-x * x) + jet::sqrt(jet::abs(y)); }));
+  const auto t0 = clock_type::now();
+  f(x, y, z);
+  jet::synchronize();
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+void first_expression(jet::array<float>& x, jet::array<float>& y, jet::array<float>& z) { z = jet::relu(x * 1.5f - y); }
+
+void first_results(const char* self) {
+  char directory[] = "/tmp/jet-bench-cache-XXXXXX";
+  if (!mkdtemp(directory)) return;
+  const std::string usual = jet::disk_cache_directory();
+  jet::set_disk_cache_directory(directory);
+  std::printf("FIRST impl=jet_first_in_process ms=%.1f\n", first_result_ms(1 << 20, first_expression));
+  std::printf("FIRST impl=jet_new_expression ms=%.1f\n", first_result_ms(1 << 20, [](auto& x, auto& y, auto& z) {
+                z = (x - y) * (x + 0.5f);
+              }));
+  std::fflush(stdout);
+  const std::string child = std::string(self) + " --disk-hit " + directory;
+  if (std::system(child.c_str()) != 0) std::printf("SKIP impl=jet_disk_hit reason=the child process failed\n");
+  std::system((std::string("rm -rf ") + directory).c_str());
+  if (usual.empty()) jet::set_disk_cache(false);
+  else jet::set_disk_cache_directory(usual);
+}
+
+// In a fresh process: the first evaluation of first_expression, whose kernel is on disk.
+int disk_hit(const char* directory) {
+  jet::set_disk_cache_directory(directory);
+  jet::current_device();  // the driver and context start outside the timed call, as in every measurement
+  const double ms = first_result_ms(1024, first_expression);
+  const auto s = jet::stats();
+  std::printf("FIRST impl=jet_disk_hit_fresh_process ms=%.2f\n", ms);
+  if (s.disk_hits != 1 || s.compiles != 0) std::printf("SKIP impl=jet_disk_hit reason=expected one disk hit and no compile\n");
+  return 0;
 }
 
 }  // namespace
@@ -233,6 +262,7 @@ void first_results() {
 int main(int argc, char** argv) {
   bool quick = false, jet_only = false;
   for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--jet-only")) jet_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc) tag = argv[++i];
@@ -249,7 +279,7 @@ int main(int argc, char** argv) {
   const jet::device_info d = jet::current_device();
   std::printf("# jet_bench on %s (sm_%d, %d SMs)\n", d.name.c_str(), d.arch.value, d.multiprocessors);
   if (!jet_only) {
-    first_results();
+    first_results(argv[0]);
     overhead();
     copy_ceiling();
   }

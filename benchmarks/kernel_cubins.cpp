@@ -17,8 +17,10 @@ template <class E> void write(const std::string& folder, const std::string& name
   const jet::compiled_kernel k = jet::compile(e, target);
   std::ofstream(folder + "/" + name + ".cubin", std::ios::binary) << k.cubin;
   std::ofstream(folder + "/" + name + ".cu") << k.source;
-  std::printf("%s: %zu bytes of sm_%d cubin, compiled in %.1f ms\n", name.c_str(), k.cubin.size(), target.value,
-              k.compile_ms);
+  char compiled[48];
+  std::snprintf(compiled, sizeof compiled, "compiled in %.1f ms", k.compile_ms);
+  std::printf("%s: %zu bytes of sm_%d cubin, %s\n", name.c_str(), k.cubin.size(), target.value,
+              k.from_disk_cache ? "from the disk cache" : compiled);
 }
 
 }  // namespace

@@ -11,6 +11,11 @@ namespace jet::detail {
 
 inline constexpr const char* kernel_name = "jet_kernel";
 
+/// Raise this when the meaning of a generated kernel changes while its source text may not (how
+/// it is launched, what its parameters are): the disk cache's key holds it, so a cubin that an
+/// older jet stored is compiled again rather than launched the new way.
+inline constexpr int codegen_version = 1;
+
 /// How a kernel covers its elements: each block (a Triton "program") takes one tile of
 /// threads × ilp × vec elements; each thread keeps ilp vector loads of vec elements in flight.
 struct kernel_shape {

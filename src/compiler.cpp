@@ -44,6 +44,18 @@ void require_supported(int arch) {
 
 }  // namespace
 
+std::vector<std::string> compile_options(int arch) {
+  // No headers: the generated source is self-contained. --no-cache: jet caches kernels itself, and
+  // NVRTC's own cache would only hide real compile times.
+  return {"--gpu-architecture=sm_" + std::to_string(arch), "--std=c++17", "--minimal", "--no-cache"};
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
 cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression) {
   require_supported(arch);
   const auto start = std::chrono::steady_clock::now();
@@ -51,11 +63,11 @@ cubin compile_to_cubin(const std::string& source, int arch, const std::string& e
   check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "jet_kernel.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
 
-  const std::string target = "--gpu-architecture=sm_" + std::to_string(arch);
-  // No headers: the generated source is self-contained. --no-cache: jet caches kernels itself, and
-  // NVRTC's own cache would only hide real compile times.
-  const char* options[] = {target.c_str(), "--std=c++17", "--minimal", "--no-cache"};
-  const nvrtcResult result = nvrtcCompileProgram(program, std::size(options), options);
+  const std::vector<std::string> options = compile_options(arch);
+  std::vector<const char*> option_pointers;
+  for (const std::string& o : options) option_pointers.push_back(o.c_str());
+  const nvrtcResult result =
+      nvrtcCompileProgram(program, static_cast<int>(option_pointers.size()), option_pointers.data());
 
   std::size_t log_size = 0;
   check_nvrtc(nvrtcGetProgramLogSize(program, &log_size), "nvrtcGetProgramLogSize");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace jet::detail {
 
@@ -9,6 +10,13 @@ struct cubin {
   std::string image;
   double compile_ms;
 };
+
+/// NVRTC's options for sm_<arch>. The disk cache's key holds them, so a cubin compiled with other
+/// options is never loaded.
+std::vector<std::string> compile_options(int arch);
+
+/// The version of the NVRTC library loaded, as "13.0".
+std::string nvrtc_version();
 
 /// Compiles `source` for sm_<arch>. On failure throws compile_error carrying the full log, the
 /// source with line numbers and `expression` (the C++ expression it came from).

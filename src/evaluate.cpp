@@ -2,7 +2,7 @@
 // inputs are the same memory, how each is indexed, whether vectors fit), find the kernel, launch it
 // once.
 #include "codegen.hpp"
-#include "compiler.hpp"
+#include "disk_cache.hpp"
 #include "driver.hpp"
 #include "kernel_cache.hpp"
 
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace jet::detail {
 namespace {
@@ -180,6 +181,7 @@ plan make_plan(const evaluation& e, const jet::shape& s) {
   // Outputs against inputs (and each other): the very same elements are safe in place, since each
   // element is read and then written by one thread; any other overlap needs a temporary.
   for (unsigned k = 0; k < d.out_count; ++k) {
+    if (!e.outputs[k]) continue;  // jet::precompile's assumed output
     const int out_size = size_of(d.out_types[k]);
     const byte_range out = range_of(e.outputs[k], e.output_layouts[k], out_size);
     for (unsigned j = 0; j < k; ++j)
@@ -228,7 +230,7 @@ void launch(const evaluation& e, const plan& p) {
   check(driver().cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, shape.threads, 1, 1, 0, nullptr, params,
                                 nullptr),
         "cuLaunchKernel");
-  count_launch();
+  stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
 }
 
 // out = in, for any layouts: how a temporary reaches an output it could not be written to directly.
@@ -287,14 +289,28 @@ void evaluate(const evaluation& e) {
     if (p.output_needs_temporary[k]) copy(e.outputs[k], e.output_layouts[k], outputs[k], layouts[k], d.out_types[k]);
 }
 
+void precompile(const evaluation* evaluations, std::size_t count) {
+  std::vector<kernel_request> requests;
+  for (std::size_t i = 0; i < count; ++i) {
+    const evaluation& e = evaluations[i];
+    const jet::shape s = broadcast_shape(e.desc, e.input_layouts);
+    void* outputs[max_outputs] = {};
+    layout layouts[max_outputs];
+    for (unsigned k = 0; k < e.desc.out_count; ++k) layouts[k] = layout::contiguous(s);
+    const evaluation planned{e.desc, e.slot, outputs, layouts, e.inputs, e.input_layouts, e.scalars};
+    requests.push_back({&e.desc, &e.slot, make_plan(planned, s).variant});
+  }
+  find_kernels_in_parallel(requests.data(), requests.size());
+}
+
 std::string source_of(const kernel_desc& desc) { return generate_source(desc, default_variant(desc)); }
 
 std::string expression_text(const kernel_desc& desc) { return describe(desc); }
 
 compiled_kernel compile_for(const kernel_desc& desc, arch target) {
   std::string source = source_of(desc);
-  cubin binary = compile_to_cubin(source, target.value, describe(desc));
-  return {target, std::move(source), std::move(binary.image), binary.compile_ms};
+  cached_cubin binary = cached_compile(source, target.value, describe(desc));
+  return {target, std::move(source), std::move(binary.image), binary.compile_ms, binary.from_disk};
 }
 
 }  // namespace jet::detail

@@ -1,26 +1,20 @@
 #include "kernel_cache.hpp"
 
 #include "codegen.hpp"
-#include "compiler.hpp"
+#include "disk_cache.hpp"
 #include "driver.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 namespace jet::detail {
 namespace {
-
-struct counters {
-  std::atomic<std::uint64_t> launches{0}, memory_hits{0}, compiles{0};
-  std::atomic<double> compile_ms{0};
-};
-counters& stats_counters() {
-  static counters c;
-  return c;
-}
 
 // What identifies a compiled kernel: its content, not the C++ type it came from, so two
 // expression types with the same tree share one kernel.
@@ -28,14 +22,17 @@ struct kernel_identity {
   std::vector<node> nodes;
   std::vector<dtype> input_types;
   std::uint32_t scalar_count;
-  dtype out;
+  std::vector<std::uint16_t> out_nodes;
+  std::vector<dtype> out_types;
   variant_key variant;
   int device;
 
   bool matches(const kernel_desc& d, const variant_key& v, int dev) const {
-    return device == dev && out == d.out && scalar_count == d.scalar_count && variant == v &&
+    return device == dev && scalar_count == d.scalar_count && variant == v &&
            std::equal(nodes.begin(), nodes.end(), d.nodes, d.nodes + d.node_count) &&
-           std::equal(input_types.begin(), input_types.end(), d.input_types, d.input_types + d.input_count);
+           std::equal(input_types.begin(), input_types.end(), d.input_types, d.input_types + d.input_count) &&
+           std::equal(out_nodes.begin(), out_nodes.end(), d.out_nodes, d.out_nodes + d.out_count) &&
+           std::equal(out_types.begin(), out_types.end(), d.out_types, d.out_types + d.out_count);
   }
 };
 
@@ -56,7 +53,12 @@ struct global_cache {
       if (it->second->identity.matches(d, v, device)) return *it->second;
     auto e = std::make_unique<compiled_entry>();
     e->identity = {std::vector<node>(d.nodes, d.nodes + d.node_count),
-                   std::vector<dtype>(d.input_types, d.input_types + d.input_count), d.scalar_count, d.out, v, device};
+                   std::vector<dtype>(d.input_types, d.input_types + d.input_count),
+                   d.scalar_count,
+                   std::vector<std::uint16_t>(d.out_nodes, d.out_nodes + d.out_count),
+                   std::vector<dtype>(d.out_types, d.out_types + d.out_count),
+                   v,
+                   device};
     return *entries.emplace(d.hash, std::move(e))->second;
   }
 };
@@ -67,11 +69,7 @@ global_cache& cache() {
 
 CUfunction compile_and_load(const kernel_desc& d, const variant_key& v) {
   const driver_api& api = driver();
-  const std::string source = generate_source(d, v);
-  const cubin binary = compile_to_cubin(source, properties().arch, describe(d));
-  auto& c = stats_counters();
-  c.compiles.fetch_add(1, std::memory_order_relaxed);
-  c.compile_ms.fetch_add(binary.compile_ms, std::memory_order_relaxed);
+  const cached_cubin binary = cached_compile(generate_source(d, v), properties().arch, describe(d));
   CUmodule module = nullptr;
   check(api.cuModuleLoadData(&module, binary.image.data()), "cuModuleLoadData");
   CUfunction function = nullptr;
@@ -80,6 +78,11 @@ CUfunction compile_and_load(const kernel_desc& d, const variant_key& v) {
 }
 
 }  // namespace
+
+counters& stats_counters() {
+  static counters c;
+  return c;
+}
 
 CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant) {
   const int device = properties().ordinal;
@@ -105,7 +108,28 @@ CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant
   return entry.function;
 }
 
-void count_launch() { stats_counters().launches.fetch_add(1, std::memory_order_relaxed); }
+void find_kernels_in_parallel(const kernel_request* kernels, std::size_t count) {
+  properties();  // no device: no_device here, once, rather than from every worker
+  const std::size_t workers = std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr first_failure;
+  {  // the pool's threads join as it goes out of scope
+    std::vector<std::jthread> pool;
+    for (std::size_t w = 0; w < workers; ++w)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < count;) {
+          try {
+            find_kernel(*kernels[i].desc, *kernels[i].slot, kernels[i].variant);
+          } catch (...) {
+            std::lock_guard lock(failure_mutex);
+            if (!first_failure) first_failure = std::current_exception();
+          }
+        }
+      });
+  }
+  if (first_failure) std::rethrow_exception(first_failure);
+}
 
 }  // namespace jet::detail
 
@@ -113,7 +137,12 @@ namespace jet {
 
 statistics stats() {
   auto& c = detail::stats_counters();
-  return {c.launches.load(), c.memory_hits.load(), c.compiles.load(), c.compile_ms.load()};
+  return {.launches = c.launches.load(),
+          .memory_hits = c.memory_hits.load(),
+          .disk_hits = c.disk_hits.load(),
+          .disk_writes = c.disk_writes.load(),
+          .compiles = c.compiles.load(),
+          .compile_ms = c.compile_ms.load()};
 }
 
 }  // namespace jet

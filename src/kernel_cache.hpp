@@ -1,10 +1,14 @@
 // The in-memory kernel cache: per expression type a lock-free slot (kernel_slot, in the header),
-// behind it one process-wide map from kernel content to compiled function.
+// behind it one process-wide map from kernel content to compiled function. And the counters
+// behind jet::stats().
 #pragma once
 
 #include <jet/runtime.hpp>
 
 #include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
 
 namespace jet::detail {
 
@@ -12,6 +16,19 @@ namespace jet::detail {
 /// callers asking for the same kernel compile it once.
 CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant);
 
-void count_launch();
+/// One kernel find_kernels_in_parallel is to make ready.
+struct kernel_request {
+  const kernel_desc* desc;
+  kernel_slot* slot;
+  variant_key variant;
+};
+/// find_kernel for each request, in parallel threads; rethrows the first failure.
+void find_kernels_in_parallel(const kernel_request* kernels, std::size_t count);
+
+struct counters {
+  std::atomic<std::uint64_t> launches{0}, memory_hits{0}, disk_hits{0}, disk_writes{0}, compiles{0};
+  std::atomic<double> compile_ms{0};
+};
+counters& stats_counters();
 
 }  // namespace jet::detail

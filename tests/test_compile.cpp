@@ -1,6 +1,7 @@
 // NVRTC compiles every op's kernel, and large mixed expressions, for sm_90 on a machine with no
 // GPU; its failures surface with the full log and numbered source.
 #include "support/catch.hpp"
+#include "support/cubin.hpp"
 #include "support/operands.hpp"
 
 #include "compiler.hpp"
@@ -12,9 +13,8 @@
 
 namespace {
 
-constexpr jet::arch hopper{90};
-
-bool is_cubin(const jet::compiled_kernel& k) { return k.cubin.size() > 4 && k.cubin.compare(0, 4, "\x7f" "ELF") == 0; }
+using jet::test::hopper;
+using jet::test::is_cubin;
 
 // The op applied to operands of type T (a cast goes to int64, so that it converts).
 template <class T> void compile_every_op() {

@@ -1,15 +1,20 @@
 // On the GPU: every op against the host reference at sizes around the vector and tile boundaries,
 // aliasing, foreign memory, one launch per expression, the kernel cache.
 #include "support/catch.hpp"
+#include "support/numbered_expressions.hpp"
 #include "support/operands.hpp"
 #include "support/reference.hpp"
+#include "support/scratch.hpp"
 
 #include "driver.hpp"
 
 #include <jet/jet.hpp>
 
+#include <array>
 #include <atomic>
+#include <functional>
 #include <map>
+#include <thread>
 #include <tuple>
 #include <cstdint>
 #include <cstdio>
@@ -125,6 +130,26 @@ template <class T> void check_every_op(std::size_t n) {
     CHECK(jet::stats().launches - before == (n ? 1u : 0u));
   });
 }
+
+// For the cache tests: jet's disk cache in a scratch directory of the test's own, and two float
+// arrays of fresh random data (x in [x_lo, x_hi], y in [y_lo, y_hi]) with their host copies.
+struct fresh_cache_and_operands {
+  fresh_cache_and_operands(std::size_t n, std::array<double, 2> x_range, std::array<double, 2> y_range, std::uint64_t seed)
+      : n(n) {
+    jet::set_disk_cache_directory((scratch / "cache").string());
+    const auto hx = random_vector<float>(n, x_range[0], x_range[1], fresh_seed() + seed);
+    const auto hy = random_vector<float>(n, y_range[0], y_range[1], fresh_seed() + seed + 1);
+    x = jet::from_host(hx);
+    y = jet::from_host(hy);
+    h.add(x.data(), hx);
+    h.add(y.data(), hy);
+  }
+  jet::test::scratch_directory scratch;
+  jet::test::restore_disk_cache restore;
+  std::size_t n;
+  jet::array<float> x, y;
+  host_inputs h;
+};
 
 // Device memory that jet did not allocate, as another library's would be.
 struct foreign_buffer {
@@ -267,6 +292,79 @@ TEST_CASE("a repeat evaluation is a cache hit, and new scalars or lengths never 
   CHECK(after.launches - warm.launches == 3);
   const auto got = zb.to_host();
   CHECK(got[70000] == big.to_host()[70000] * 2.f + 1.f);
+}
+
+TEST_CASE("8 threads evaluating the same 100 expressions compile each kernel once", "[gpu][cache][threads]") {
+  // x in [0.5, 2] and y in [3, 4]: every inner(x) + y lies in [1, 12], so no result cancels or
+  // overflows, and float32 stays close to the float64 reference.
+  fresh_cache_and_operands t(4099, {0.5, 2}, {3, 4}, 14);
+  const host_inputs& h = t.h;
+  const std::size_t n = t.n;
+  // Each evaluation returns how many of its sampled elements differ from the reference.
+  std::vector<std::function<std::size_t()>> evaluations;
+  jet::test::for_each_numbered_expression<jet::test::numbered_expression_count>(
+      jet::view<float>(t.x), jet::view<float>(t.y), [&](std::size_t, const auto& e) {
+        evaluations.push_back([&h, e, n] {
+          const std::vector<float> got = jet::array<float>(e).to_host();
+          std::size_t bad = 0;
+          for (std::size_t i = 0; i < n; i += 97) bad += !close(got[i], reference(e, i, h), jet::test::rtol<float>(), 1e-5);
+          return bad;
+        });
+      });
+  const auto before = jet::stats();
+  std::atomic<std::size_t> mismatches{0}, failures{0};
+  {
+    std::vector<std::jthread> threads;
+    // Each thread in its own order: at any moment, threads on the same kernel and on others.
+    for (std::size_t t = 0; t < 8; ++t)
+      threads.emplace_back([&, t] {
+        for (std::size_t i = 0; i < evaluations.size(); ++i) {
+          try {
+            mismatches += evaluations[(i + 13 * t) % evaluations.size()]();
+          } catch (const std::exception& e) {
+            std::printf("  thread %zu: %s\n", t, e.what());
+            ++failures;
+          }
+        }
+      });
+  }
+  CHECK(failures == 0);
+  CHECK(mismatches == 0);
+  const auto after = jet::stats();
+  CHECK(after.compiles - before.compiles == evaluations.size());
+  CHECK(after.disk_writes - before.disk_writes == evaluations.size());
+  CHECK(after.launches - before.launches == 8 * evaluations.size());
+}
+
+TEST_CASE("a kernel that jet::compile stored on disk is loaded from there and runs", "[gpu][cache]") {
+  fresh_cache_and_operands t(70001, {-2, 2}, {-2, 2}, 16);
+  const auto e = jet::relu(t.x) * 3.5f - t.y;
+  REQUIRE_FALSE(jet::compile(e, jet::current_device().arch).from_disk_cache);  // the same source and arch
+  const auto before = jet::stats();
+  CHECK(check_against_reference(e, t.n, t.h, 1e-6) == 0);
+  const auto after = jet::stats();
+  CHECK(after.disk_hits - before.disk_hits == 1);
+  CHECK(after.compiles == before.compiles);
+  CHECK(after.launches - before.launches == 1);
+}
+
+TEST_CASE("jet::precompile readies kernels before their first evaluation", "[gpu][cache]") {
+  fresh_cache_and_operands t(5003, {-2, 2}, {-2, 2}, 18);
+  const auto a = jet::abs(t.x) * t.y + 0.25f;
+  const auto b = jet::max(t.x, t.y) - t.x * t.y;
+  const auto c = jet::sigmoid(t.x - t.y) * 2.0f;
+  const auto before = jet::stats();
+  jet::precompile(a, b, c);
+  const auto ready = jet::stats();
+  CHECK(ready.compiles - before.compiles == 3);
+  CHECK(ready.launches == before.launches);
+  CHECK(check_against_reference(a, t.n, t.h, 1e-6) == 0);
+  CHECK(check_against_reference(b, t.n, t.h, 1e-6) == 0);
+  CHECK(check_against_reference(c, t.n, t.h, 1e-6) == 0);
+  const auto after = jet::stats();
+  CHECK(after.compiles == ready.compiles);
+  CHECK(after.memory_hits - ready.memory_hits == 3);
+  CHECK(after.launches - ready.launches == 3);
 }
 
 TEST_CASE("temporaries in an expression stay alive until it is evaluated", "[gpu][expr]") {

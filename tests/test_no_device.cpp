@@ -19,5 +19,6 @@ TEST_CASE("no driver: a clear no_device error, and compile-only work still runs"
   CHECK_THROWS_AS(jet::current_device(), jet::no_device);
   CHECK_THROWS_AS(jet::synchronize(), jet::no_device);
   jet::view<float> x(reinterpret_cast<float*>(0x10000), 4);
+  CHECK_THROWS_AS(jet::precompile(x * x, x + x), jet::no_device);
   CHECK(jet::compile(x * x, jet::arch{90}).cubin.size() > 0);
 }

@@ -224,9 +224,12 @@ template <class... Es, class... Outs> struct bound<roots<Es...>, Outs...> {
   explicit bound(const Es&... es) { (es.collect(values), ...); }
   /// The shape every output must have.
   jet::shape shape() const { return broadcast_shape(kernel::desc, values.layouts.data()); }
-  void evaluate_into(void* const* outputs, const layout* output_layouts) {
-    detail::evaluate({kernel::desc, kernel::slot, outputs, output_layouts, values.input.data(), values.layouts.data(),
-                      values.scalar.data()});
+  evaluation request(void* const* outputs, const layout* output_layouts) const {
+    return {kernel::desc, kernel::slot, outputs, output_layouts, values.input.data(), values.layouts.data(),
+            values.scalar.data()};
+  }
+  void evaluate_into(void* const* outputs, const layout* output_layouts) const {
+    detail::evaluate(request(outputs, output_layouts));
   }
 };
 

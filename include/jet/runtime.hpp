@@ -40,17 +40,30 @@ void synchronize();
 struct statistics {
   std::uint64_t launches;      // kernels launched by evaluations
   std::uint64_t memory_hits;   // evaluations whose kernel came from the in-memory cache
-  std::uint64_t compiles;      // kernels compiled by NVRTC
+  std::uint64_t disk_hits;     // kernels loaded from the disk cache instead of compiled
+  std::uint64_t disk_writes;   // kernels stored into the disk cache
+  std::uint64_t compiles;      // kernels compiled by NVRTC, for evaluations and jet::compile
   double compile_ms;           // time spent in those compiles
 };
 statistics stats();
+
+/// The on-disk kernel cache keeps compiled kernels across processes. It is on unless turned off,
+/// in $JET_CACHE_DIR, else $XDG_CACHE_HOME/jet, else ~/.cache/jet; `JET_CACHE_DIR=` (empty) turns
+/// it off. A directory that others could write to is refused: jet then caches in memory only.
+/// set_disk_cache(false) turns it off; true goes back to what the environment says.
+void set_disk_cache(bool enabled);
+/// Uses `directory` for the disk cache from now on; an empty one turns it off.
+void set_disk_cache_directory(const std::string& directory);
+/// The directory in use, or empty when the disk cache is off or its directory was refused.
+std::string disk_cache_directory();
 
 /// A kernel compiled without touching a device (jet::compile).
 struct compiled_kernel {
   jet::arch arch;
   std::string source;
   std::string cubin;
-  double compile_ms;
+  double compile_ms;     // 0 when the cubin came from the disk cache
+  bool from_disk_cache;  // loaded from the disk cache rather than compiled
 };
 
 namespace detail {
@@ -118,6 +131,11 @@ void evaluate(const evaluation& e);
 /// The NumPy broadcast of the inputs' shapes; shape_error naming both shapes (and the expression)
 /// when two cannot be broadcast together.
 jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs);
+
+/// Compiles, in parallel threads, the kernels these evaluations will launch. Their outputs may be
+/// null: an aligned, contiguous output of the expressions' shape is assumed.
+void precompile(const evaluation* evaluations, std::size_t count);
+
 std::string source_of(const kernel_desc& desc);
 std::string expression_text(const kernel_desc& desc);
 compiled_kernel compile_for(const kernel_desc& desc, arch target);

@@ -6,10 +6,13 @@
 #include <jet/runtime.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
 int main(int argc, char** argv) {
+  // Run by hand as well as by CTest (which sets it too), tests cache kernels in the build tree.
+  ::setenv("JET_CACHE_DIR", JET_TEST_CACHE_DIR, /*overwrite=*/0);
 #ifdef JET_TESTS_NEED_GPU
   bool listing = false;
   for (int i = 1; i < argc; ++i) listing |= std::string_view(argv[i]).starts_with("--list");

@@ -50,13 +50,15 @@ struct kernel_desc {
   std::uint64_t hash;               // of everything above; a fast first test for equality
 };
 
+inline constexpr std::uint64_t fnv1a_basis = 0xcbf29ce484222325ull;
+
 constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) {
   return (h ^ byte) * 0x100000001b3ull;
 }
 
 template <class Nodes, class Roots, class Types>
 constexpr std::uint64_t hash_desc(const Nodes& nodes, const Roots& out_nodes, const Types& out_types) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
+  std::uint64_t h = fnv1a_basis;
   for (std::size_t k = 0; k < out_nodes.size(); ++k) {
     h = fnv1a(h, out_nodes[k]);
     h = fnv1a(h, static_cast<std::uint64_t>(out_types[k]));

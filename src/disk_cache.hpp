@@ -1,0 +1,83 @@
+// The on-disk kernel cache: cubins kept across processes in one directory that only this user can
+// write, keyed by everything that determines them. The one place that reads or writes it, and the
+// one way jet gets a cubin (cached_compile), for evaluations and jet::compile alike.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace jet::detail {
+
+/// What determines a cubin: the generated source, NVRTC's version and options, the architecture
+/// and jet's code-generator version, all spelled out in `text`. An entry is named by `hash` (of
+/// the text) and records the whole text, so that an entry for another key (a hash collision, an
+/// older toolkit or jet) is recognized and never used.
+struct cache_key {
+  std::string text;
+  std::uint64_t hash;
+};
+cache_key cache_key_for(const std::string& source, int arch);
+
+/// One cache directory, checked when opened: a directory, not a symlink, owned by this user and
+/// writable by no one else. Every access goes through its open descriptor, so a directory put in
+/// its place under the same name later is never used.
+class disk_cache {
+ public:
+  /// The cache in `directory`, created (0700) with its missing parents if need be; nullptr, with
+  /// a warning on stderr, when it cannot be created or is not to be trusted. Stores keep the
+  /// directory's entries within max_bytes.
+  static std::shared_ptr<disk_cache> open(const std::filesystem::path& directory, std::uint64_t max_bytes);
+  disk_cache(const disk_cache&) = delete;
+  disk_cache& operator=(const disk_cache&) = delete;
+  ~disk_cache();
+
+  /// The cubin stored for key, when a valid entry holds it. An entry that is not valid (truncated,
+  /// corrupt, foreign, for another key, a symlink, not this user's) is a miss with a warning on
+  /// stderr; the store that follows the compile replaces it. A hit marks the entry used now.
+  std::optional<std::string> load(const cache_key& key) const;
+
+  /// Stores the cubin atomically: others see the previous entry or this one, whole. Then evicts
+  /// the least recently used entries while the directory holds more than max_bytes. Returns false,
+  /// with a warning, when it cannot.
+  bool store(const cache_key& key, std::string_view cubin) const;
+
+  /// Checks the directory again (its mode or owner may have changed since it was opened). Once it
+  /// fails, with a warning, the cache loads and stores nothing more.
+  bool trusted() const;
+
+  const std::filesystem::path& directory() const { return directory_; }
+  std::filesystem::path entry_path(const cache_key& key) const;
+
+ private:
+  disk_cache(std::filesystem::path directory, int fd, std::uint64_t max_bytes);
+  void evict_over_bound() const;
+
+  std::filesystem::path directory_;
+  int fd_;
+  std::uint64_t max_bytes_;
+  mutable std::atomic<bool> refused_{false};
+};
+
+/// The process's disk cache, as the environment or the last set_disk_cache* call chose it;
+/// nullptr when it is off.
+std::shared_ptr<const disk_cache> active_disk_cache();
+
+/// A cubin and where it came from.
+struct cached_cubin {
+  std::string image;
+  double compile_ms;  // 0 for a disk hit
+  bool from_disk;
+};
+
+/// The cubin for `source` on sm_<arch>: from the active disk cache when it holds a valid entry,
+/// else compiled with NVRTC (compile_to_cubin, which throws compile_error naming `expression`)
+/// and stored. Threads asking at once for the same cubin share one load or compile. Counts disk
+/// hits, disk writes and compiles in jet::stats(); JET_LOG=info logs each compile and disk hit.
+cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression);
+
+}  // namespace jet::detail
