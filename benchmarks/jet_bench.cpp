@@ -204,7 +204,7 @@ void overhead() {
   std::printf("OVERHEAD impl=jet us=%.2f\n", time_us([&] { z = x + y; }));
 
   using E = decltype(jet::detail::as_expr(x) + jet::detail::as_expr(y));
-  using K = jet::detail::kernel_of<E, float>;
+  using K = jet::detail::kernel_of<jet::detail::roots<E>, float>;
   const auto variant = jet::detail::default_variant(K::desc);
   CUfunction f = jet::detail::find_kernel(K::desc, K::slot, variant);
   void* out = z.data();

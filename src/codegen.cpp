@@ -186,8 +186,9 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
          join(d.out_count, [&](unsigned k) { return std::string(name(d.out_types[k])); }) + "\n";
   src += "// variant: vec " + number(v.vec) + ", rank " + rank + ", inputs (" +
          join(inputs, [&](unsigned k) { return std::string(access_name(v.input_access[k])); }) + "), outputs (" +
-         join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + "), " +
-         (v.index32 ? "32" : "64") + "-bit index" + (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
+         join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + ")" +
+         (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
+         (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
   src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
   if (indexed) {
     src += "template <int R> struct jet_strides { long long s[R]; };\n"

@@ -13,7 +13,7 @@ namespace {
 template <class E> constexpr jet::dtype type_of(const E&) { return std::remove_cvref_t<E>::type; }
 
 template <class E> const jet::detail::kernel_desc& desc_of(const E&) {
-  return jet::detail::kernel_of<std::remove_cvref_t<E>, float>::desc;
+  return jet::detail::kernel_of<jet::detail::roots<std::remove_cvref_t<E>>, float>::desc;
 }
 
 }  // namespace
@@ -90,7 +90,7 @@ TEST_CASE("the description is flattened in post-order with leaf slots left to ri
   CHECK(d.scalar_count == 2);
   CHECK(jet::detail::expression_text(d) == "(s0 * in0) - (exp(-in1) / (s1 + (in2 * in3)))");
   CHECK(d.nodes[d.node_count - 1].op == jet::detail::op_id::sub);
-  STATIC_REQUIRE(jet::detail::kernel_of<decltype(e), float>::desc.hash != 0);
+  STATIC_REQUIRE(jet::detail::kernel_of<jet::detail::roots<decltype(e)>, float>::desc.hash != 0);
 }
 
 TEST_CASE("the same tree gives the same description whatever its operands' values", "[cpu][expr]") {

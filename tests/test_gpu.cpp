@@ -4,6 +4,7 @@
 #include "support/numbered_expressions.hpp"
 #include "support/operands.hpp"
 #include "support/reference.hpp"
+#include "support/gpu_check.hpp"
 #include "support/scratch.hpp"
 
 #include "driver.hpp"
@@ -27,45 +28,11 @@ using jet::test::host_inputs;
 using jet::test::poison;
 using jet::test::random_vector;
 using jet::test::reference;
+using jet::test::check_against_reference;
+using jet::test::fresh_seed;
+using jet::test::stored_t;
 
 namespace {
-
-// Fresh random data every run; the seed is printed so that a failure can be replayed
-// (JET_TEST_SEED=<seed>).
-std::uint64_t fresh_seed() {
-  static const std::uint64_t s = [] {
-    const char* fixed = std::getenv("JET_TEST_SEED");
-    const std::uint64_t v = fixed ? std::strtoull(fixed, nullptr, 10) : std::random_device{}();
-    std::printf("jet GPU tests: random seed %llu\n", static_cast<unsigned long long>(v));
-    return v;
-  }();
-  return s;
-}
-
-// The element type an expression's result is checked in: comparisons are stored as int32 0/1.
-template <class E> using stored_t = std::conditional_t<std::remove_cvref_t<E>::type == jet::dtype::boolean,
-                                                       std::int32_t, jet::cpp_type<std::remove_cvref_t<E>::type>>;
-
-// Evaluates e into a poisoned output and compares every element with the host reference.
-// Returns the number of mismatches and prints the first few.
-template <class Out = void, class E>
-std::size_t check_against_reference(const E& e, std::size_t n, const host_inputs& h, double atol = 0) {
-  using R = std::conditional_t<std::is_void_v<Out>, stored_t<E>, Out>;
-  jet::array<R> out = jet::from_host(std::vector<R>(n, poison<R>()));
-  out = e;
-  REQUIRE(out.size() == n);
-  const std::vector<R> got = out.to_host();
-  std::atomic<std::size_t> mismatches{0};
-  jet::test::parallel_for(
-      n,
-      [&](std::size_t i) {
-        const long double ref = reference(e, i, h);
-        if (!close(got[i], ref, jet::test::rtol<R>(), atol) && mismatches++ < 5)
-          std::printf("  element %zu of %zu: got %.17Lg, reference %.17Lg\n", i, n, static_cast<long double>(got[i]), ref);
-      },
-      65536);
-  return mismatches;
-}
 
 struct domain {
   double lo, hi;

@@ -135,7 +135,8 @@ template <class T> class array {
       : data_(static_cast<T*>(detail::device_alloc(s.size() * sizeof(T)))), shape_(s) {}
   /// Evaluates e into a new array of e's shape.
   template <expression E> array(const E& e) { *this = e; }
-  array(array&& o) noexcept : data_(std::exchange(o.data_, nullptr)), shape_(std::exchange(o.shape_, {})) {}
+  array(array&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), shape_(std::exchange(o.shape_, jet::shape::of_size(0))) {}
   array& operator=(array&& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(shape_, o.shape_);
@@ -195,7 +196,7 @@ template <class T> class array {
 
  private:
   T* data_ = nullptr;
-  jet::shape shape_;
+  jet::shape shape_ = jet::shape::of_size(0);
 };
 
 #undef JET_COMPOUND_ASSIGNMENTS
@@ -246,6 +247,11 @@ template <class... Targets> struct output_tie {
 
   template <class... Es> output_tie& operator=(const expression_pack<Es...>& pack) {
     static_assert(sizeof...(Es) == sizeof...(Targets), "jet::tie: one expression per output");
+    const void* addresses[sizeof...(Targets)];
+    std::apply([&](auto&... t) { std::size_t i = 0; ((addresses[i++] = &t), ...); }, targets);
+    for (std::size_t i = 0; i < sizeof...(Targets); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (addresses[i] == addresses[j]) throw invalid_argument("jet::tie: the same output twice");
     using bound_t = detail::bound<detail::roots<Es...>, typename Targets::value_type...>;
     bound_t b = boost::hana::unpack(pack.exprs, [](const auto&... e) { return bound_t(e...); });
     const jet::shape s = b.shape();

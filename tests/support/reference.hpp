@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <random>
 #include <thread>
 #include <vector>
@@ -20,15 +21,46 @@ namespace jet::test {
 /// Host copies of the device operands, found by device pointer.
 class host_inputs {
  public:
-  // Kept as double: exact for every float and for the integers tests use (|v| < 2^53).
+  /// The host copy of a whole device allocation starting at `device`. Kept as double: exact for
+  /// every float and for the integers tests use (|v| < 2^53).
   template <class T> void add(const T* device, const std::vector<T>& host) {
-    values_[device].assign(host.begin(), host.end());
+    auto& a = allocations_[reinterpret_cast<std::uintptr_t>(device)];
+    a.values.assign(host.begin(), host.end());
+    a.element = sizeof(T);
   }
-  long double at(const void* device, std::size_t i) const { return values_.at(device)[i]; }
+  /// Element `offset` (in elements) from `device`, which may point anywhere inside an allocation
+  /// that add() recorded (a view's first element).
+  long double at(const void* device, std::int64_t offset) const {
+    const auto p = reinterpret_cast<std::uintptr_t>(device);
+    auto it = allocations_.upper_bound(p);
+    if (it == allocations_.begin()) throw std::out_of_range("host_inputs: unknown device pointer");
+    --it;
+    const std::int64_t index = static_cast<std::int64_t>((p - it->first) / it->second.element) + offset;
+    return it->second.values.at(static_cast<std::size_t>(index));
+  }
 
  private:
-  std::map<const void*, std::vector<double>> values_;
+  struct allocation {
+    std::vector<double> values;
+    std::size_t element;
+  };
+  std::map<std::uintptr_t, allocation> allocations_;
 };
+
+/// Where element i (in C order) of an index space of shape `space` is in an operand of layout l,
+/// broadcast as NumPy does; `space` null means the operand's own shape.
+inline std::int64_t offset_of(const jet::detail::layout& l, std::size_t i, const jet::shape* space) {
+  const jet::shape& s = space ? *space : l.extents;
+  std::int64_t offset = 0;
+  const int shift = s.rank() - l.extents.rank();
+  for (int d = s.rank() - 1; d >= 0; --d) {
+    const auto extent = static_cast<std::size_t>(s[d]);
+    const std::size_t index = i % extent;
+    i /= extent;
+    if (d >= shift && l.extents[d - shift] != 1) offset += static_cast<std::int64_t>(index) * l.strides[d - shift];
+  }
+  return offset;
+}
 
 // A value converted to the type an op computes in: float64 for floating types, the exact C++
 // type for integers and bool.
@@ -38,20 +70,23 @@ template <dtype D> auto as_operand(long double v) {
   else return static_cast<cpp_type<D>>(v);
 }
 
-template <class T> long double reference(const terminal<T>& t, std::size_t i, const host_inputs& h) {
-  return h.at(t.data, i);
+/// The value of element i (C order) of expression e over the index space `space` (null: the
+/// operands' own 1-D indexing).
+template <class T>
+long double reference(const terminal<T>& t, std::size_t i, const host_inputs& h, const jet::shape* space = nullptr) {
+  return h.at(t.data, offset_of(t.layout, i, space));
 }
-template <class T> long double reference(const owning_terminal<T>& t, std::size_t i, const host_inputs& h) {
-  return h.at(t.data, i);
+template <class T>
+long double reference(const scalar<T>& s, std::size_t, const host_inputs&, const jet::shape* = nullptr) {
+  return s.value;
 }
-template <class T> long double reference(const scalar<T>& s, std::size_t, const host_inputs&) { return s.value; }
 
 template <class Op, class... Args>
-long double reference(const apply<Op, Args...>& e, std::size_t i, const host_inputs& h) {
+long double reference(const apply<Op, Args...>& e, std::size_t i, const host_inputs& h, const jet::shape* space = nullptr) {
   using node = apply<Op, Args...>;
   return boost::hana::unpack(e.args, [&](const auto&... a) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h))...);
+      const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h, space))...);
       // The conversion to the node's own type, as the kernel does (integers wrap, bool is 0/1).
       if constexpr (is_floating(node::type)) return static_cast<long double>(static_cast<double>(r));
       else return static_cast<long double>(static_cast<cpp_type<node::type>>(r));
