@@ -187,6 +187,19 @@ void copy_ceiling() {
   report("memcpy", "copy", "float32", n, ms, 2.0 * n * 4);
 }
 
+// Layout-heavy expressions on 16384 x 16384 float32 (2^28 elements): a bias broadcast along rows
+// and a transpose-add, whose x is read column by column.
+void layouts() {
+  const std::int64_t side = 16384;
+  const std::size_t n = std::size_t(side) * side;
+  jet::array<float> x = jet::from_host(random_normal<float>(n, 7), {side, side});
+  jet::array<float> y = jet::from_host(random_normal<float>(n, 8), {side, side});
+  jet::array<float> bias = jet::from_host(random_normal<float>(side, 9), {side});
+  jet::array<float> out(jet::shape{side, side});
+  report("jet", "bias_add", "float32", n, median_ms([&] { out = x + bias; }, 20), (2.0 * n + side) * 4);
+  report("jet", "transpose_add", "float32", n, median_ms([&] { out = x.transpose() + y; }, 20), 3.0 * n * 4);
+}
+
 // Host time per evaluation at 1024 elements, back to back, one synchronization at the end; and the
 // same for a raw cuLaunchKernel of the very kernel jet launches.
 void overhead() {
@@ -282,6 +295,7 @@ int main(int argc, char** argv) {
     first_results(argv[0]);
     overhead();
     copy_ceiling();
+    layouts();
   }
   bandwidth<float>(quick, jet_only);
   bandwidth<double>(quick, jet_only);

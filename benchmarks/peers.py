@@ -604,8 +604,34 @@ def overhead_phase():
             skip(name, e)
 
 
+def layout_phase():
+    """The layout-heavy expressions of jet_bench's layouts(): 16384 x 16384 float32 (2^28 elements)."""
+    side = 16384
+    n = side * side
+    x = torch.randn(side, side, device="cuda")
+    y = torch.randn(side, side, device="cuda")
+    bias = torch.randn(side, device="cuda")
+    o = torch.empty_like(x)
+    cases = {
+        "bias_add": ((2 * n + side) * 4, lambda: torch.add(x, bias, out=o), lambda a, b: a + b, (x, bias)),
+        "transpose_add": (3 * n * 4, lambda: torch.add(x.t(), y, out=o), lambda a, b: a.t() + b, (x, y)),
+    }
+    for expr, (nbytes, eager, fn, args) in cases.items():
+        ms = time_ms(eager, 20)
+        out(f"RESULT impl=torch_eager expr={expr} dtype=float32 n={n} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+        try:
+            compiled = torch.compile(fn)
+            compiled(*args)
+            ms = time_ms(lambda: compiled(*args), 20)
+            out(f"RESULT impl=torch_compile expr={expr} dtype=float32 n={n} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+        except Exception as e:  # noqa: BLE001
+            skip("torch_compile", one_line(e), expr=expr, dtype="float32", n=n)
+    del x, y, bias, o
+    free_all()
+
+
 def main():
-    for phase in (first_phase, prepare_phase, sweep_phase, overhead_phase):
+    for phase in (first_phase, prepare_phase, sweep_phase, layout_phase, overhead_phase):
         try:
             phase()
         except Exception as e:  # noqa: BLE001  (never abort the whole script)
