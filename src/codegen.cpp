@@ -1,6 +1,9 @@
 #include "codegen.hpp"
 
+#include <jet/error.hpp>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -27,6 +30,7 @@ constexpr op_spelling spellings[] = {
 #undef JET_OP1
 #undef JET_OP2
 #undef JET_OP3
+    {"user", "", 0, ""},
 };
 
 const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }
@@ -88,6 +92,57 @@ const char* access_name(access a) {
   return names[static_cast<int>(a)];
 }
 
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// The C++ spellings a JET_FUNCTION's signature may use, all of which CUDA spells alike.
+bool is_parameter_type(std::string_view t) {
+  return t == "float" || t == "double" || t == "int" || t == "long" || t == "bool";
+}
+
+// `__device__ __forceinline__ R jet_user_<name>(params) { body }`, after checking every piece
+// of user text that goes into it: nothing but the body's statements reaches the kernel unchecked,
+// and the body cannot close the function early.
+std::string user_function_source(const user_function& f) {
+  const std::string who = std::string("jet: JET_FUNCTION `") + f.name + "`: ";
+  if (!is_identifier(f.name)) throw invalid_argument(who + "the name is not an identifier");
+  const std::string_view signature = f.signature;
+  const auto open = signature.find('('), close = signature.rfind(')');
+  if (open == std::string_view::npos || close != signature.size() - 1 || close < open)
+    throw invalid_argument(who + "signature `" + f.signature + "` is not of the form R(T a, ...)");
+  const std::string_view result = trim(signature.substr(0, open));
+  if (!is_parameter_type(result)) throw invalid_argument(who + "unsupported result type `" + std::string(result) + "`");
+  std::string params;
+  std::string_view rest = signature.substr(open + 1, close - open - 1);
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view param = trim(rest.substr(0, comma));
+    const auto space = param.find_last_of(" \t");
+    const std::string_view type = space == std::string_view::npos ? std::string_view() : trim(param.substr(0, space));
+    const std::string_view id = space == std::string_view::npos ? param : param.substr(space + 1);
+    if (!is_parameter_type(type)) throw invalid_argument(who + "parameter `" + std::string(param) + "` has no supported type");
+    if (!is_identifier(id)) throw invalid_argument(who + "parameter name `" + std::string(id) + "` is not an identifier");
+    params += (params.empty() ? "" : ", ") + std::string(type) + " " + std::string(id);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  int depth = 0;
+  for (const char c : std::string_view(f.body)) {
+    depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+    if (depth < 0) throw invalid_argument(who + "the body closes a brace it did not open");
+  }
+  if (depth != 0) throw invalid_argument(who + "the body leaves a brace open");
+  return "__device__ __forceinline__ " + std::string(result) + " jet_user_" + f.name + "(" + params + ") {\n" + f.body +
+         "\n}\n";
+}
+
 std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
   const node& n = d.nodes[index];
   if (n.op == op_id::input) return "in" + std::to_string(n.arg[0]);
@@ -102,7 +157,7 @@ std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
     const std::string infix = args[0] + " " + symbol + " " + args[1];
     return top ? infix : "(" + infix + ")";
   }
-  std::string call(s.cpp);
+  std::string call = n.op == op_id::user ? std::string(d.functions[n.function]->name) : std::string(s.cpp);
   if (n.op == op_id::cast) call += "<" + std::string(name(n.type)) + ">";
   call += "(";
   for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + args[k];
@@ -210,7 +265,8 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
   for (std::size_t op = 2; op < std::size(spellings); ++op)
-    if (used[op]) src += op_function(spellings[op]);
+    if (used[op] && op != static_cast<std::size_t>(op_id::user)) src += op_function(spellings[op]);
+  for (unsigned k = 0; k < d.function_count; ++k) src += user_function_source(*d.functions[k]);
 
   // The element function: one named temporary per node, then each output.
   std::string element_params = join(d.out_count, [&](unsigned k) { return out_type(k) + "& o" + number(k); });
@@ -220,7 +276,9 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
     if (n.op == op_id::input || n.op == op_id::scalar) continue;
-    std::string call = "jet_" + std::string(spelling(n.op).tag) + "(";
+    const std::string function = n.op == op_id::user ? std::string("user_") + d.functions[n.function]->name
+                                                     : std::string(spelling(n.op).tag);
+    std::string call = "jet_" + function + "(";
     for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
     src += "  const " + cuda_type(n.type) + " t" + number(i) + " = " + call + ");\n";
   }

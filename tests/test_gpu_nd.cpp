@@ -5,6 +5,7 @@
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,6 +15,9 @@ using jet::test::fresh_seed;
 using jet::test::host_inputs;
 using jet::test::poison;
 using jet::test::random_vector;
+
+JET_FUNCTION(smooth_step, float(float edge, float v),
+             "float t = v / edge; t = t < 0.f ? 0.f : (t > 1.f ? 1.f : t); return t * t * (3.f - 2.f * t);");
 
 namespace {
 
@@ -141,4 +145,21 @@ TEST_CASE("large strided and broadcast operands at 2^24 elements", "[gpu][nd][la
   auto row = random_array<float>({4096}, h, 17);
   CHECK(check_against_reference(x + row, x.size(), h) == 0);
   CHECK(check_against_reference(x.transpose() * row, x.size(), h) == 0);
+}
+
+TEST_CASE("a user function runs fused with the ops around it", "[gpu][function]") {
+  host_inputs h;
+  auto x = random_array<float>({1000, 37}, h, 18);
+  auto row = random_array<float>({37}, h, 19);
+  const auto before = launches();
+  jet::array<float> z = smooth_step(2.f, x) * row + 1.f;
+  CHECK(launches() - before == 1);
+  const auto got = z.to_host(), hx = x.to_host(), hrow = row.to_host();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double t = std::clamp(double(hx[i]) / 2.0, 0.0, 1.0);
+    const double want = t * t * (3 - 2 * t) * hrow[i % 37] + 1;
+    bad += !jet::test::close(got[i], want, 1e-5, 1e-6);
+  }
+  CHECK(bad == 0);
 }

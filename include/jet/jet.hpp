@@ -6,6 +6,7 @@
 #include <jet/dtype.hpp>
 #include <jet/error.hpp>
 #include <jet/expr.hpp>
+#include <jet/function.hpp>
 #include <jet/ops.hpp>
 #include <jet/runtime.hpp>
 
