@@ -23,6 +23,7 @@ struct op_spelling {
 constexpr op_spelling spellings[] = {
     {"input", "", 0, ""},
     {"scalar", "", 0, ""},
+    {"counter", "", 0, ""},
 #define JET_OP1(tag, fn, rule, cuda, host) {#tag, #fn, 1, cuda},
 #define JET_OP2(tag, fn, rule, cuda, host) {#tag, #fn, 2, cuda},
 #define JET_OP3(tag, fn, rule, cuda, host) {#tag, #fn, 3, cuda},
@@ -46,14 +47,16 @@ std::string op_function(const op_spelling& s) {
     tparams += std::string(k ? ", " : "") + "class " + std::string(types[k]);
     params += std::string(k ? ", " : "") + std::string(types[k]) + " " + std::string(names[k]);
   }
-  return "template <" + tparams + "> __device__ __forceinline__ auto jet_" + std::string(s.tag) + "(" + params +
-         ") { return " + std::string(s.cuda) + "; }\n";
+  // A spelling in braces is a function body (the op needs statements); otherwise an expression.
+  const std::string body = s.cuda.starts_with("{") ? std::string(s.cuda) : "{ return " + std::string(s.cuda) + "; }";
+  return "template <" + tparams + "> __device__ __forceinline__ auto jet_" + std::string(s.tag) + "(" + params + ") " +
+         body + "\n";
 }
 
 // The name under which a node's value is known inside jet_element.
 std::string value_name(const kernel_desc& d, const variant_key& v, unsigned index) {
   const node& n = d.nodes[index];
-  if (n.op == op_id::input) return "x" + std::to_string(v.unique_of[n.arg[0]]);
+  if (n.op == op_id::input || n.op == op_id::counter) return "x" + std::to_string(v.unique_of[n.arg[0]]);
   if (n.op == op_id::scalar) return "s" + std::to_string(n.arg[0]);
   return "t" + std::to_string(index);
 }
@@ -147,6 +150,7 @@ std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
   const node& n = d.nodes[index];
   if (n.op == op_id::input) return "in" + std::to_string(n.arg[0]);
   if (n.op == op_id::scalar) return "s" + std::to_string(n.arg[0]);
+  if (n.op == op_id::counter) return "counter" + std::to_string(n.arg[0]);
   const op_spelling& s = spelling(n.op);
   const bool infix = s.cpp.starts_with("operator");
   std::string args[3];
@@ -264,8 +268,8 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
 
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
-  for (std::size_t op = 2; op < std::size(spellings); ++op)
-    if (used[op] && op != static_cast<std::size_t>(op_id::user)) src += op_function(spellings[op]);
+  for (std::size_t op = 0; op < std::size(spellings); ++op)
+    if (used[op] && !spellings[op].cuda.empty()) src += op_function(spellings[op]);  // leaves and user functions have none
   for (unsigned k = 0; k < d.function_count; ++k) src += user_function_source(*d.functions[k]);
 
   // The element function: one named temporary per node, then each output.
@@ -275,7 +279,7 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += "\n__device__ __forceinline__ void jet_element(" + element_params + ") {\n";
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
-    if (n.op == op_id::input || n.op == op_id::scalar) continue;
+    if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter) continue;
     const std::string function = n.op == op_id::user ? std::string("user_") + d.functions[n.function]->name
                                                      : std::string(spelling(n.op).tag);
     std::string call = "jet_" + function + "(";
@@ -292,8 +296,13 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
     params += (k ? ", " : "") + out_type(k) + "*" + restrict_ + " out" + number(k);
     if (v.output_access[k] != access::linear) params += ", const jet_strides<" + rank + "> os" + number(k);
   }
+  auto counter_input = [&](unsigned k) {
+    unsigned slot = 0;
+    while (v.unique_of[slot] != k) ++slot;
+    return is_counter(d, slot);
+  };
   for (unsigned k = 0; k < inputs; ++k) {
-    params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
+    if (!counter_input(k)) params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
     if (v.input_access[k] != access::linear) params += ", const jet_strides<" + rank + "> is" + number(k);
   }
   for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + cuda_type(scalar_type(d, k)) + " s" + number(k);
@@ -316,6 +325,12 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += unravel;
   for (unsigned k = 0; k < inputs; ++k) {
     const std::string kk = number(k), vt = vec_type(in_type(k)), offset = "jet_offset(idx, is" + kk + ")";
+    if (counter_input(k)) {  // the element indices themselves
+      const std::string first = v.input_access[k] == access::linear ? "(long long)i" : offset;
+      const std::string step = v.input_access[k] == access::broadcast ? "" : " + j";
+      src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = " + first + step + ";\n";
+      continue;
+    }
     switch (v.input_access[k]) {
       case access::linear: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + i);\n"; break;
       case access::unit: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + " + offset + ");\n"; break;
@@ -350,8 +365,10 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += unravel;
   src += "      jet_element(" +
          join(d.out_count, [&](unsigned k) { return at("out" + number(k), "os" + number(k), v.output_access[k] == access::linear); }) +
-         (inputs ? ", " : "") +
-         join(inputs, [&](unsigned k) { return at("in" + number(k), "is" + number(k), v.input_access[k] == access::linear); }) +
+         (inputs ? ", " : "") + join(inputs, [&](unsigned k) {
+           if (!counter_input(k)) return at("in" + number(k), "is" + number(k), v.input_access[k] == access::linear);
+           return v.input_access[k] == access::linear ? std::string("(long long)i") : "jet_offset(idx, is" + number(k) + ")";
+         }) +
          scalar_args + ");\n";
   src += "    }\n  }\n}\n";
   return src;

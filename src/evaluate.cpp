@@ -41,7 +41,8 @@ void check_shapes(const evaluation& e, const jet::shape& s) {
                         " to an output of shape " + e.output_layouts[k].extents.to_string());
   if (s.size() == 0) return;
   for (unsigned k = 0; k < d.input_count; ++k)
-    if (!e.inputs[k]) throw invalid_argument("jet: operand in" + std::to_string(k) + " of `" + describe(d) + "` is null");
+    if (!e.inputs[k] && !is_counter(d, k))
+      throw invalid_argument("jet: operand in" + std::to_string(k) + " of `" + describe(d) + "` is null");
   for (unsigned k = 0; k < d.out_count; ++k)
     if (!e.outputs[k]) throw invalid_argument("jet: an output of `" + describe(d) + "` is null");
 }
@@ -189,6 +190,7 @@ plan make_plan(const evaluation& e, const jet::shape& s) {
         throw invalid_argument("jet: two outputs of `" + describe(d) + "` overlap in memory");
     for (unsigned j = 0; j < p.distinct_count; ++j) {
       const unsigned slot = p.distinct_slot[j];
+      if (is_counter(d, slot)) continue;  // reads no memory
       const int in_size = size_of(d.input_types[slot]);
       const bool same_elements = p.distinct[j] == e.outputs[k] && in_size == out_size &&
                                  std::equal(p.input_strides[j], p.input_strides[j] + merged, p.output_strides[k]);
@@ -217,7 +219,7 @@ void launch(const evaluation& e, const plan& p) {
   const void* inputs[max_inputs];
   for (unsigned k = 0; k < p.distinct_count; ++k) {
     inputs[k] = p.distinct[k];
-    params[count++] = &inputs[k];
+    if (!is_counter(d, p.distinct_slot[k])) params[count++] = &inputs[k];
     if (v.input_access[k] != access::linear) params[count++] = const_cast<std::int64_t*>(p.input_strides[k]);
   }
   for (unsigned k = 0; k < d.scalar_count; ++k) params[count++] = const_cast<scalar_value*>(&e.scalars[k]);
@@ -248,7 +250,7 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
   std::call_once(made[static_cast<int>(t)], [&] {
     k.nodes[0] = node{op_id::input, t};
     k.types[0] = t;
-    k.desc = {k.nodes, 1, 1, 0, k.types, 1, k.roots, k.types, nullptr, 0,
+    k.desc = {k.nodes, 1, 1, 0, k.types, 0, 1, k.roots, k.types, nullptr, 0,
               hash_desc(std::array<node, 1>{k.nodes[0]}, std::array<std::uint16_t, 1>{0}, std::array<dtype, 1>{t},
                         std::array<const user_function*, 0>{}, 0)};
   });

@@ -32,6 +32,7 @@ template <std::size_t Capacity> struct flat_builder {
   std::array<const user_function*, max_functions> functions{};
   std::uint16_t count = 0, inputs = 0, scalars = 0;
   std::uint8_t function_count = 0;
+  std::uint32_t counter_slots = 0;
   constexpr std::uint16_t push(const node& n) {
     nodes[count] = n;
     return count++;
@@ -80,6 +81,27 @@ template <class T> struct owning_terminal : terminal<T> {
   explicit owning_terminal(array<T>&& a)
       : terminal<T>{a.data(), a.layout()}, owner(std::make_shared<const array<T>>(std::move(a))) {}
   std::shared_ptr<const array<T>> owner;
+};
+
+/// The index of each element in C order within `extents`, as int64, broadcast like an array of
+/// that shape (jet::counter): what counter-based random numbers are drawn from. No memory is read.
+struct counter {
+  static constexpr dtype type = dtype::int64;
+  static constexpr bool weak = false;
+  static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
+
+  jet::shape extents;
+
+  template <class B> static constexpr std::uint16_t flatten(B& b) {
+    detail::node n{detail::op_id::counter, type};
+    b.counter_slots |= 1u << b.inputs;
+    n.arg[0] = b.inputs++;
+    return b.push(n);
+  }
+  template <class L> void collect(L& l) const {
+    l.input[l.inputs] = nullptr;
+    l.layouts[l.inputs++] = detail::layout::contiguous(extents);
+  }
 };
 
 /// A C++ scalar operand. It is a kernel argument: a new value never recompiles.
@@ -170,6 +192,7 @@ template <class T> inline constexpr bool is_expression_v<owning_terminal<T>> = t
 template <class T> inline constexpr bool is_expression_v<scalar<T>> = true;
 template <class Op, class... A> inline constexpr bool is_expression_v<apply<Op, A...>> = true;
 template <class F, class... A> inline constexpr bool is_expression_v<call<F, A...>> = true;
+template <> inline constexpr bool is_expression_v<counter> = true;
 
 template <class T> inline constexpr bool is_array_v = false;
 template <class T> inline constexpr bool is_array_v<array<T>> = true;
@@ -229,16 +252,17 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
     std::array<std::uint16_t, sizeof...(Es)> out_nodes;
     std::array<const user_function*, max_functions> functions;
     std::uint32_t function_count;
+    std::uint32_t counter_slots;
   };
   static constexpr flat flattened = [] {
     flat_builder<node_count> b;
     const std::array<std::uint16_t, sizeof...(Es)> out_nodes{Es::flatten(b)...};  // in order, sharing slots
-    return flat{b.nodes, out_nodes, b.functions, b.function_count};
+    return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots};
   }();
   static constexpr std::array<dtype, input_count> input_types = [] {
     std::array<dtype, input_count> types{};
     for (const node& n : flattened.nodes)
-      if (n.op == op_id::input) types[n.arg[0]] = n.type;
+      if (n.op == op_id::input || n.op == op_id::counter) types[n.arg[0]] = n.type;
     return types;
   }();
   static constexpr std::array<dtype, sizeof...(Outs)> out_types{dtype_of<Outs>()...};
@@ -247,6 +271,7 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
                                     input_count,
                                     scalar_count,
                                     input_types.data(),
+                                    flattened.counter_slots,
                                     sizeof...(Outs),
                                     flattened.out_nodes.data(),
                                     out_types.data(),

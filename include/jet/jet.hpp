@@ -8,6 +8,7 @@
 #include <jet/expr.hpp>
 #include <jet/function.hpp>
 #include <jet/ops.hpp>
+#include <jet/random.hpp>
 #include <jet/runtime.hpp>
 
 #include <string>

@@ -76,6 +76,9 @@ template <class T>
 long double reference(const terminal<T>& t, std::size_t i, const host_inputs& h, const jet::shape* space = nullptr) {
   return h.at(t.data, offset_of(t.layout, i, space));
 }
+inline long double reference(const counter& c, std::size_t i, const host_inputs&, const jet::shape* space = nullptr) {
+  return static_cast<long double>(offset_of(jet::detail::layout::contiguous(c.extents), i, space));
+}
 template <class T>
 long double reference(const scalar<T>& s, std::size_t, const host_inputs&, const jet::shape* = nullptr) {
   return s.value;

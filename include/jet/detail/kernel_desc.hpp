@@ -13,6 +13,7 @@ namespace jet::detail {
 enum class op_id : std::uint8_t {
   input,   // an array operand; arg[0] is its input slot
   scalar,  // a scalar operand, passed as a kernel argument; arg[0] is its scalar slot
+  counter, // an element's index in C order within a shape (jet::counter); arg[0] is its input slot
 #define JET_OP1(tag, ...) tag,
 #define JET_OP2 JET_OP1
 #define JET_OP3 JET_OP1
@@ -58,6 +59,7 @@ struct kernel_desc {
   std::uint32_t input_count;
   std::uint32_t scalar_count;
   const dtype* input_types;         // dtype of each input slot
+  std::uint32_t counter_slots;      // input slots that are counters, not memory (bit k: slot k)
   std::uint32_t out_count;          // outputs written by one kernel (jet::tie)
   const std::uint16_t* out_nodes;   // the node each output stores
   const dtype* out_types;           // dtype of each output array
