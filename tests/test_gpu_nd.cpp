@@ -186,3 +186,36 @@ TEST_CASE("random numbers match the host Philox, fuse, and are reproducible per 
   CHECK(std::abs(mean) < 5e-3);  // 10 standard errors at 2^22 samples
   CHECK(std::abs(variance - 1) < 1e-2);
 }
+
+TEST_CASE("random shapes, broadcasts and views agree with the host reference", "[gpu][nd][random-shapes]") {
+  std::mt19937_64 engine(fresh_seed() + 99);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine); };
+  for (int trial = 0; trial < 60; ++trial) {
+    host_inputs h;
+    // An output shape of rank 1..4; each operand drops leading dimensions and sets some to 1.
+    jet::shape out;
+    const int rank = pick(1, 4);
+    for (int d = 0; d < rank; ++d) out.push_back(pick(1, rank > 2 ? 12 : 70));
+    auto operand_shape = [&] {
+      jet::shape s;
+      for (int d = pick(0, rank - 1); d < rank; ++d) s.push_back(pick(0, 3) == 0 ? 1 : out[d]);
+      return s;
+    };
+    const jet::shape sa = operand_shape(), sb = operand_shape();
+    // b is read through a transposed, sliced view of a larger array: strides of every kind.
+    jet::shape big;
+    for (int d = sb.rank() - 1; d >= 0; --d) big.push_back(sb[d] * 2 + 1);
+    auto a = random_array<float>(sa, h, 100 + trial);
+    auto whole = random_array<float>(big, h, 200 + trial);
+    // (assigning a view copies elements, so each slice is a new view)
+    auto slice_from = [&](auto& self, const jet::view<float>& v, int d) -> jet::view<float> {
+      return d == sb.rank() ? v : self(self, v.slice(d, 1, 1 + 2 * sb[d], 2), d + 1);
+    };
+    const jet::view<float> b = slice_from(slice_from, whole.transpose(), 0);
+    INFO("trial " << trial << ": " << sa.to_string() << " with a view of " << b.shape().to_string() << " into "
+                  << out.to_string());
+    REQUIRE(b.shape() == sb);
+    const jet::shape s = jet::detail::bound_one<float, decltype(a * b + 1.f)>(a * b + 1.f).shape();
+    CHECK(check_against_reference(jet::where(a < b, a * b + 1.f, b - a), s.size(), h) == 0);
+  }
+}
