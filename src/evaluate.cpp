@@ -21,14 +21,16 @@ namespace {
 
 // What the kernel needs to know about the operands, beyond the variant: the index space after
 // merging dimensions, each operand's strides in it, and the distinct input pointers.
+// Only the first rank / distinct_count / out_count entries of the arrays are meaningful; they are
+// left uninitialized because this is built on every evaluation.
 struct plan {
   variant_key variant;
   std::size_t n = 0;
-  std::int64_t extents[max_rank]{};
-  std::int64_t input_strides[max_inputs][max_rank]{};   // per distinct input
-  std::int64_t output_strides[max_outputs][max_rank]{};
-  const void* distinct[max_inputs]{};
-  std::uint8_t distinct_slot[max_inputs]{};  // a slot of each distinct input
+  std::int64_t extents[max_rank];
+  std::int64_t input_strides[max_inputs][max_rank];  // per distinct input
+  std::int64_t output_strides[max_outputs][max_rank];
+  const void* distinct[max_inputs];
+  std::uint8_t distinct_slot[max_inputs];  // a slot of each distinct input
   unsigned distinct_count = 0;
   bool output_needs_temporary[max_outputs]{};
 };
@@ -90,7 +92,7 @@ plan make_plan(const evaluation& e, const jet::shape& s) {
 
   // Every operand's strides over the output's dimensions; distinct inputs found by memory,
   // dtype and strides.
-  std::int64_t slot_strides[max_inputs][max_rank]{};
+  std::int64_t slot_strides[max_inputs][max_rank];
   for (unsigned k = 0; k < d.input_count; ++k) {
     align_strides(e.input_layouts[k], s, slot_strides[k]);
     unsigned same = p.distinct_count;
@@ -107,7 +109,7 @@ plan make_plan(const evaluation& e, const jet::shape& s) {
     }
     p.variant.unique_of[k] = static_cast<std::uint8_t>(same);
   }
-  std::int64_t out_strides[max_outputs][max_rank]{};
+  std::int64_t out_strides[max_outputs][max_rank];
   for (unsigned k = 0; k < d.out_count; ++k) align_strides(e.output_layouts[k], s, out_strides[k]);
 
   // Merge each dimension into the next inner one where every operand steps through both as one:
