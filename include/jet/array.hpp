@@ -6,13 +6,32 @@
 #include <jet/expr.hpp>
 #include <jet/runtime.hpp>
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace jet {
+
+namespace detail {
+/// n elements from the device into a vector. std::vector<bool> packs bits, so bools are copied
+/// as bytes first.
+template <class T> std::vector<T> download(const T* device, std::size_t n) {
+  if constexpr (std::is_same_v<T, bool>) {
+    const std::unique_ptr<bool[]> bytes(new bool[n]);
+    copy_to_host(bytes.get(), device, n);
+    return std::vector<bool>(bytes.get(), bytes.get() + n);
+  } else {
+    std::vector<T> h(n);
+    copy_to_host(h.data(), device, n * sizeof(T));
+    return h;
+  }
+}
+}  // namespace detail
 
 /// A 1-D array on the device, owning its memory. Move-only: copies are explicit (clone()).
 template <class T> class array {
@@ -69,11 +88,7 @@ template <class T> class array {
     detail::copy_on_device(c.data_, data_, size_ * sizeof(T));
     return c;
   }
-  std::vector<T> to_host() const {
-    std::vector<T> h(size_);
-    detail::copy_to_host(h.data(), data_, size_ * sizeof(T));
-    return h;
-  }
+  std::vector<T> to_host() const { return detail::download(data_, size_); }
 
  private:
   T* data_ = nullptr;
@@ -107,11 +122,7 @@ template <class T> class view {
   std::size_t size() const { return size_; }
   static constexpr jet::dtype dtype() { return dtype_of<T>(); }
   T* data() const { return data_; }
-  std::vector<T> to_host() const {
-    std::vector<T> h(size_);
-    detail::copy_to_host(h.data(), data_, size_ * sizeof(T));
-    return h;
-  }
+  std::vector<T> to_host() const { return detail::download(data_, size_); }
 
  private:
   T* data_;
@@ -125,12 +136,15 @@ template <class T> array<T> from_host(std::span<const T> host) {
   return a;
 }
 template <class T> array<T> from_host(const std::vector<T>& host) { return from_host(std::span<const T>(host)); }
-
-/// Evaluates an expression into a new array of the expression's dtype.
-template <expression E> auto eval(const E& e) {
-  using T = cpp_type<std::remove_cvref_t<E>::type>;
-  static_assert(is_element_type_v<T>, "jet::eval: arrays of bool are not supported yet; cast<T>() the comparison");
-  return array<T>(e);
+/// std::vector<bool> packs bits: its elements are copied out as bools first.
+inline array<bool> from_host(const std::vector<bool>& host) {
+  const std::unique_ptr<bool[]> bytes(new bool[host.size()]);
+  std::copy(host.begin(), host.end(), bytes.get());
+  return from_host(std::span<const bool>(bytes.get(), host.size()));
 }
+
+/// Evaluates an expression into a new array of the expression's dtype (array<bool> for a
+/// comparison).
+template <expression E> auto eval(const E& e) { return array<cpp_type<std::remove_cvref_t<E>::type>>(e); }
 
 }  // namespace jet

@@ -13,7 +13,8 @@ namespace jet {
 /// A binary floating-point number of 16 bits: a sign bit, `ExponentBits` of exponent and
 /// `MantissaBits` of mantissa, with IEEE 754's encoding (subnormals, infinities, NaN).
 template <int ExponentBits, int MantissaBits> struct narrow_float {
-  static_assert(1 + ExponentBits + MantissaBits == 16 && ExponentBits <= 8, "jet: a 16-bit format within float's range");
+  static_assert(1 + ExponentBits + MantissaBits == 16 && ExponentBits <= 8,
+                "jet: a 16-bit format within float's range");
   static constexpr int exponent_bits = ExponentBits, mantissa_bits = MantissaBits;
   static constexpr int exponent_bias = (1 << (ExponentBits - 1)) - 1;
   static constexpr std::uint32_t exponent_mask = (1u << ExponentBits) - 1, mantissa_mask = (1u << MantissaBits) - 1;
@@ -39,7 +40,8 @@ template <int ExponentBits, int MantissaBits> struct narrow_float {
     const std::uint32_t sign = (f >> 16) & 0x8000, magnitude = f & 0x7fffffff;
     const std::uint32_t infinity = exponent_mask << MantissaBits;
     if (magnitude > 0x7f800000)  // NaN: quiet, keeping the top of the payload
-      return static_cast<std::uint16_t>(sign | infinity | 1u << (MantissaBits - 1) | (magnitude & 0x7fffff) >> extra_bits);
+      return static_cast<std::uint16_t>(sign | infinity | 1u << (MantissaBits - 1) |
+                                        (magnitude & 0x7fffff) >> extra_bits);
     // The significand with its implicit bit, and the biased exponent it would have here if normal.
     const int float_exponent = static_cast<int>(magnitude >> 23);
     const std::uint32_t significand = float_exponent ? (magnitude & 0x7fffff) | 0x800000 : magnitude;
@@ -72,7 +74,8 @@ template <int ExponentBits, int MantissaBits> struct narrow_float {
       for (exponent = 1; !(mantissa & (1u << MantissaBits)); --exponent) mantissa <<= 1;
       mantissa &= mantissa_mask;
     }
-    return std::bit_cast<float>(sign | static_cast<std::uint32_t>(exponent - exponent_bias + 127) << 23 | mantissa << extra_bits);
+    const auto float_exponent = static_cast<std::uint32_t>(exponent - exponent_bias + 127);
+    return std::bit_cast<float>(sign | float_exponent << 23 | mantissa << extra_bits);
   }
 };
 
@@ -84,7 +87,8 @@ using bfloat16 = narrow_float<8, 7>;
 }  // namespace jet
 
 /// The formats' limits, as for float.
-template <int ExponentBits, int MantissaBits> struct std::numeric_limits<jet::narrow_float<ExponentBits, MantissaBits>> {
+template <int ExponentBits, int MantissaBits>
+struct std::numeric_limits<jet::narrow_float<ExponentBits, MantissaBits>> {
  private:
   using type = jet::narrow_float<ExponentBits, MantissaBits>;
   static constexpr type with_exponent(std::uint32_t biased, std::uint32_t mantissa = 0) {

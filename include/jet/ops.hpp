@@ -21,6 +21,10 @@ template <class T> constexpr T fmax(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b);
   else return std::max(a, b);
 }
+template <class T> constexpr T abs(T a) {
+  if constexpr (std::is_unsigned_v<T>) return a;
+  else return static_cast<T>(std::abs(a));
+}
 }  // namespace host
 
 /// One tag type per op. `reference` is the op's host reference, called with operands already
