@@ -31,7 +31,53 @@ constexpr op_spelling spellings[] = {
 
 const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }
 
-std::string cuda_type(dtype t) { return std::string(cuda_name(t)); }
+// The CUDA type an element is stored as in memory, and the one it is held in inside jet_element.
+std::string storage_type(dtype t) { return std::string(cuda_name(t)); }
+std::string value_type(dtype t) { return std::string(cuda_name(compute_type(t))); }
+
+// 16-bit floats are stored as their bits and computed in float32: a load widens exactly, a store
+// rounds to nearest even. These few PTX conversions stand in for cuda_fp16.h and cuda_bf16.h,
+// which NVRTC compiles slowly and finds only on the toolkit's include path. cvt.rn.bf16.f32 needs
+// sm_80. A kernel carries the definitions of the 16-bit types it uses, and no others.
+struct float16_format {
+  dtype type;
+  std::string_view widen;  // the body of a function of unsigned short h returning its float
+  std::string_view round;  // the PTX instruction rounding f32 to the format
+};
+constexpr float16_format float16_formats[] = {
+    {dtype::float16, "float f;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n  return f;",
+     "cvt.rn.f16.f32"},
+    {dtype::bfloat16, "return __uint_as_float(static_cast<unsigned>(h) << 16);  // float32's upper half",
+     "cvt.rn.bf16.f32"},
+};
+
+bool stored_as_bits(dtype t) { return compute_type(t) != t; }
+
+std::string widen_function(dtype t) { return "jet_" + std::string(name(t)) + "_to_float"; }
+std::string round_function(dtype t) { return "jet_float_to_" + std::string(name(t)); }
+
+std::string conversion_functions(const float16_format& f) {
+  return "__device__ __forceinline__ float " + widen_function(f.type) + "(unsigned short h) {\n  " +
+         std::string(f.widen) + "\n}\n__device__ __forceinline__ unsigned short " +
+         round_function(f.type) + "(float f) {\n  unsigned short h;\n  asm(\"" + std::string(f.round) +
+         " %0, %1;\" : \"=h\"(h) : \"f\"(f));\n  return h;\n}\n";
+}
+
+// A value of the compute type as stored (rounded, for a 16-bit float; any other value converts
+// implicitly), and back.
+std::string rounded(dtype t, const std::string& value) {
+  return stored_as_bits(t) ? round_function(t) + "(" + value + ")" : value;
+}
+std::string widened(dtype t, const std::string& stored) {
+  return stored_as_bits(t) ? widen_function(t) + "(" + stored + ")" : stored;
+}
+
+bool uses_dtype(const kernel_desc& d, dtype t) {
+  if (d.out == t) return true;
+  for (unsigned i = 0; i < d.node_count; ++i)
+    if (d.nodes[i].type == t) return true;
+  return false;
+}
 
 // One device function per op used, e.g.
 //   template <class A, class B> __device__ __forceinline__ auto jet_add(A a, B b) { return a + b; }
@@ -56,8 +102,8 @@ std::string value_name(const kernel_desc& d, const variant_key& v, unsigned inde
 
 std::string operand(const kernel_desc& d, const variant_key& v, const node& n, int k) {
   const std::string name = value_name(d, v, n.arg[k]);
-  if (d.nodes[n.arg[k]].type == n.arg_type[k]) return name;
-  return "static_cast<" + cuda_type(n.arg_type[k]) + ">(" + name + ")";
+  if (compute_type(d.nodes[n.arg[k]].type) == compute_type(n.arg_type[k])) return name;
+  return "static_cast<" + value_type(n.arg_type[k]) + ">(" + name + ")";
 }
 
 // The dtype of distinct input k.
@@ -150,7 +196,7 @@ std::string describe(const kernel_desc& d) { return describe_node(d, d.node_coun
 std::string generate_source(const kernel_desc& d, const variant_key& v) {
   const kernel_shape shape = shape_of(v);
   const unsigned inputs = distinct_inputs(d, v);
-  const std::string out_t = cuda_type(d.out);
+  const std::string out_t = storage_type(d.out);
   const std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
   std::string src;
 
@@ -158,36 +204,48 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += "// variant: vec " + std::to_string(v.vec) + ", " + std::to_string(inputs) + " distinct inputs, output " +
          (v.out_aliases_input ? "aliases an input" : "distinct") + "\n";
   src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
+  for (const float16_format& f : float16_formats)
+    if (uses_dtype(d, f.type)) src += conversion_functions(f);
 
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
   for (std::size_t op = 2; op < std::size(spellings); ++op)
     if (used[op]) src += op_function(spellings[op]);
 
-  // The element function: one named temporary per node.
+  // The element function: stored values in, one named temporary per node, the stored result out.
+  // A 16-bit input arrives as its bits (stored_xK) and is widened once.
+  auto input_name = [&](unsigned k) {
+    return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + std::to_string(k);
+  };
   src += "\n__device__ __forceinline__ " + out_t + " jet_element(" +
          join_operands(
-             d, inputs, [&](unsigned k) { return cuda_type(distinct_type(d, v, k)) + " x" + std::to_string(k); },
-             [&](unsigned k) { return cuda_type(scalar_type(d, k)) + " s" + std::to_string(k); }) +
+             d, inputs, [&](unsigned k) { return storage_type(distinct_type(d, v, k)) + " " + input_name(k); },
+             [&](unsigned k) { return value_type(scalar_type(d, k)) + " s" + std::to_string(k); }) +
          ") {\n";
+  for (unsigned k = 0; k < inputs; ++k)
+    if (stored_as_bits(distinct_type(d, v, k)))
+      src += "  const float x" + std::to_string(k) + " = " + widened(distinct_type(d, v, k), input_name(k)) + ";\n";
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
     if (n.op == op_id::input || n.op == op_id::scalar) continue;
     std::string call = "jet_" + std::string(spelling(n.op).tag) + "(";
     for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
-    src += "  const " + cuda_type(n.type) + " t" + std::to_string(i) + " = " + call + ");\n";
+    call += ")";
+    // Only a cast rounds to a 16-bit type inside an expression: other 16-bit nodes keep float32.
+    if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
+    src += "  const " + value_type(n.type) + " t" + std::to_string(i) + " = " + call + ";\n";
   }
-  src += "  return " + value_name(d, v, d.node_count - 1) + ";\n}\n\n";
+  src += "  return " + rounded(d.out, value_name(d, v, d.node_count - 1)) + ";\n}\n\n";
 
   // The kernel: a masked program per tile, as in the Triton tutorial, with full tiles vectorized.
   std::string params = out_t + "*" + restrict_ + " out";
   for (unsigned k = 0; k < inputs; ++k)
-    params += ", const " + cuda_type(distinct_type(d, v, k)) + "*" + restrict_ + " in" + std::to_string(k);
+    params += ", const " + storage_type(distinct_type(d, v, k)) + "*" + restrict_ + " in" + std::to_string(k);
   for (unsigned k = 0; k < d.scalar_count; ++k)
-    params += ", const " + cuda_type(scalar_type(d, k)) + " s" + std::to_string(k);
+    params += ", const " + value_type(scalar_type(d, k)) + " s" + std::to_string(k);
   params += ", const unsigned long long n";
 
-  auto vec_type = [&](dtype t) { return "jet_vec<" + cuda_type(t) + ", vec>"; };
+  auto vec_type = [&](dtype t) { return "jet_vec<" + storage_type(t) + ", vec>"; };
   src += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(shape.threads) + ")\n";
   src += std::string(kernel_name) + "(" + params + ") {\n";
   src += "  constexpr unsigned threads = " + std::to_string(shape.threads) + ", ilp = " + std::to_string(shape.ilp) +
