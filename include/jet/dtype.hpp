@@ -24,13 +24,14 @@ namespace detail {
 using element_types = std::tuple<bool, std::int8_t, std::uint8_t, std::int16_t, std::int32_t, std::uint32_t,
                                  std::int64_t, std::uint64_t, float16, bfloat16, float, double>;
 inline constexpr std::size_t dtype_count = std::tuple_size_v<element_types>;
+static_assert(static_cast<std::size_t>(dtype::float64) + 1 == dtype_count, "jet: one C++ type per dtype");
 
 /// Names, in the enum's order. The CUDA name is the type a kernel stores the element as; 16-bit
 /// floats are stored as their bits and computed in float32 (compute_type).
 struct dtype_names {
   std::string_view name, cuda_name;
 };
-inline constexpr dtype_names names[dtype_count] = {
+inline constexpr dtype_names name_table[] = {
     {"bool", "bool"},
     {"int8", "signed char"},
     {"uint8", "unsigned char"},
@@ -44,6 +45,7 @@ inline constexpr dtype_names names[dtype_count] = {
     {"float32", "float"},
     {"float64", "double"},
 };
+static_assert(std::size(name_table) == dtype_count, "jet: names for every dtype");
 
 /// The promotion categories, lowest first.
 enum class category : std::uint8_t { boolean, integer, floating };
@@ -60,7 +62,7 @@ template <class T> constexpr dtype_traits traits_of_type() {
                                                 : category::floating;
   return {static_cast<int>(sizeof(T)), kind, std::is_signed_v<T>};
 }
-inline constexpr auto traits = []<std::size_t... I>(std::index_sequence<I...>) {
+inline constexpr auto traits_table = []<std::size_t... I>(std::index_sequence<I...>) {
   return std::array<dtype_traits, dtype_count>{traits_of_type<std::tuple_element_t<I, element_types>>()...};
 }(std::make_index_sequence<dtype_count>{});
 
@@ -70,12 +72,12 @@ template <class T> inline constexpr int element_index = []<std::size_t... I>(std
   return index;
 }(std::make_index_sequence<dtype_count>{});
 
-constexpr const dtype_traits& traits_of(dtype d) { return traits[static_cast<std::size_t>(d)]; }
+constexpr const dtype_traits& traits_of(dtype d) { return traits_table[static_cast<std::size_t>(d)]; }
 
 /// The signed integer of `size` bytes; float64 when there is none that wide.
 constexpr dtype signed_integer_of_size(int size) {
   for (std::size_t d = 0; d < dtype_count; ++d)
-    if (traits[d].kind == category::integer && traits[d].is_signed && traits[d].size == size)
+    if (traits_table[d].kind == category::integer && traits_table[d].is_signed && traits_table[d].size == size)
       return static_cast<dtype>(d);
   return dtype::float64;
 }
@@ -95,8 +97,8 @@ template <class T> constexpr dtype dtype_of() {
 /// The C++ type that stores elements of dtype D.
 template <dtype D> using cpp_type = std::tuple_element_t<static_cast<std::size_t>(D), detail::element_types>;
 
-constexpr std::string_view name(dtype d) { return detail::names[static_cast<std::size_t>(d)].name; }
-constexpr std::string_view cuda_name(dtype d) { return detail::names[static_cast<std::size_t>(d)].cuda_name; }
+constexpr std::string_view name(dtype d) { return detail::name_table[static_cast<std::size_t>(d)].name; }
+constexpr std::string_view cuda_name(dtype d) { return detail::name_table[static_cast<std::size_t>(d)].cuda_name; }
 constexpr int size_of(dtype d) { return detail::traits_of(d).size; }
 constexpr bool is_floating(dtype d) { return detail::traits_of(d).kind == detail::category::floating; }
 
