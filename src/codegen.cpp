@@ -36,7 +36,54 @@ constexpr op_spelling spellings[] = {
 
 const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }
 
-std::string cuda_type(dtype t) { return std::string(cuda_name(t)); }
+// The CUDA type an element is stored as in memory, and the one it is held in inside jet_element.
+std::string storage_type(dtype t) { return std::string(cuda_name(t)); }
+std::string value_type(dtype t) { return std::string(cuda_name(compute_type(t))); }
+
+// 16-bit floats are stored as their bits and computed in float32: a load widens exactly, a store
+// rounds to nearest even. These few PTX conversions stand in for cuda_fp16.h and cuda_bf16.h,
+// which NVRTC compiles slowly and finds only on the toolkit's include path. cvt.rn.bf16.f32 needs
+// sm_80. A kernel carries the definitions of the 16-bit types it uses, and no others.
+struct float16_format {
+  dtype type;
+  std::string_view widen;  // the body of a function of unsigned short h returning its float
+  std::string_view round;  // the PTX instruction rounding f32 to the format
+};
+constexpr float16_format float16_formats[] = {
+    {dtype::float16, "float f;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n  return f;",
+     "cvt.rn.f16.f32"},
+    {dtype::bfloat16, "return __uint_as_float(static_cast<unsigned>(h) << 16);  // float32's upper half",
+     "cvt.rn.bf16.f32"},
+};
+
+bool stored_as_bits(dtype t) { return compute_type(t) != t; }
+
+std::string widen_function(dtype t) { return "jet_" + std::string(name(t)) + "_to_float"; }
+std::string round_function(dtype t) { return "jet_float_to_" + std::string(name(t)); }
+
+std::string conversion_functions(const float16_format& f) {
+  return "__device__ __forceinline__ float " + widen_function(f.type) + "(unsigned short h) {\n  " +
+         std::string(f.widen) + "\n}\n__device__ __forceinline__ unsigned short " +
+         round_function(f.type) + "(float f) {\n  unsigned short h;\n  asm(\"" + std::string(f.round) +
+         " %0, %1;\" : \"=h\"(h) : \"f\"(f));\n  return h;\n}\n";
+}
+
+// A value of the compute type as stored (rounded, for a 16-bit float; any other value converts
+// implicitly), and back.
+std::string rounded(dtype t, const std::string& value) {
+  return stored_as_bits(t) ? round_function(t) + "(" + value + ")" : value;
+}
+std::string widened(dtype t, const std::string& stored) {
+  return stored_as_bits(t) ? widen_function(t) + "(" + stored + ")" : stored;
+}
+
+bool uses_dtype(const kernel_desc& d, dtype t) {
+  for (unsigned k = 0; k < d.out_count; ++k)
+    if (d.out_types[k] == t) return true;
+  for (unsigned i = 0; i < d.node_count; ++i)
+    if (d.nodes[i].type == t) return true;
+  return false;
+}
 
 // One device function per op used, e.g.
 //   template <class A, class B> __device__ __forceinline__ auto jet_add(A a, B b) { return a + b; }
@@ -63,8 +110,8 @@ std::string value_name(const kernel_desc& d, const variant_key& v, unsigned inde
 
 std::string operand(const kernel_desc& d, const variant_key& v, const node& n, int k) {
   const std::string name = value_name(d, v, n.arg[k]);
-  if (d.nodes[n.arg[k]].type == n.arg_type[k]) return name;
-  return "static_cast<" + cuda_type(n.arg_type[k]) + ">(" + name + ")";
+  if (compute_type(d.nodes[n.arg[k]].type) == compute_type(n.arg_type[k])) return name;
+  return "static_cast<" + value_type(n.arg_type[k]) + ">(" + name + ")";
 }
 
 // The dtype of distinct input k.
@@ -228,8 +275,8 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   const bool indexed = uses_index_space(d, v);
   const std::string rank = number(v.rank);
   const std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
-  auto in_type = [&](unsigned k) { return cuda_type(distinct_type(d, v, k)); };
-  auto out_type = [&](unsigned k) { return cuda_type(d.out_types[k]); };
+  auto in_type = [&](unsigned k) { return storage_type(distinct_type(d, v, k)); };
+  auto out_type = [&](unsigned k) { return storage_type(d.out_types[k]); };
   auto vec_type = [](const std::string& t) { return "jet_vec<" + t + ", vec>"; };
   // An operand's element at the current index: i for linear access, else its strided offset.
   auto at = [](const std::string& pointer, const std::string& strides, bool linear) {
@@ -249,6 +296,8 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
          (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
          (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
   src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
+  for (const float16_format& f : float16_formats)
+    if (uses_dtype(d, f.type)) src += conversion_functions(f);
   if (indexed) {
     src += "template <int R> struct jet_strides { long long s[R]; };\n"
            "template <int R> struct jet_extents { unsigned long long e[R]; };\n"
@@ -272,11 +321,16 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
     if (used[op] && !spellings[op].cuda.empty()) src += op_function(spellings[op]);  // leaves and user functions have none
   for (unsigned k = 0; k < d.function_count; ++k) src += user_function_source(*d.functions[k]);
 
-  // The element function: one named temporary per node, then each output.
+  // The element function: stored values in, one named temporary per node, each output stored.
+  // A 16-bit input arrives as its bits (stored_xK) and is widened once.
+  auto input_name = [&](unsigned k) { return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + number(k); };
   std::string element_params = join(d.out_count, [&](unsigned k) { return out_type(k) + "& o" + number(k); });
-  for (unsigned k = 0; k < inputs; ++k) element_params += ", " + in_type(k) + " x" + number(k);
-  for (unsigned k = 0; k < d.scalar_count; ++k) element_params += ", " + cuda_type(scalar_type(d, k)) + " s" + number(k);
+  for (unsigned k = 0; k < inputs; ++k) element_params += ", " + in_type(k) + " " + input_name(k);
+  for (unsigned k = 0; k < d.scalar_count; ++k) element_params += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
   src += "\n__device__ __forceinline__ void jet_element(" + element_params + ") {\n";
+  for (unsigned k = 0; k < inputs; ++k)
+    if (stored_as_bits(distinct_type(d, v, k)))
+      src += "  const float x" + number(k) + " = " + widened(distinct_type(d, v, k), input_name(k)) + ";\n";
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
     if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter) continue;
@@ -284,9 +338,13 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
                                                      : std::string(spelling(n.op).tag);
     std::string call = "jet_" + function + "(";
     for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
-    src += "  const " + cuda_type(n.type) + " t" + number(i) + " = " + call + ");\n";
+    call += ")";
+    // Only a cast rounds to a 16-bit type inside an expression: other 16-bit nodes keep float32.
+    if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
+    src += "  const " + value_type(n.type) + " t" + number(i) + " = " + call + ";\n";
   }
-  for (unsigned k = 0; k < d.out_count; ++k) src += "  o" + number(k) + " = " + value_name(d, v, d.out_nodes[k]) + ";\n";
+  for (unsigned k = 0; k < d.out_count; ++k)
+    src += "  o" + number(k) + " = " + rounded(d.out_types[k], value_name(d, v, d.out_nodes[k])) + ";\n";
   src += "}\n\n";
 
   // Parameters: outputs, distinct inputs (each with its strides when not linear), scalars, n, and
@@ -305,7 +363,7 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
     if (!counter_input(k)) params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
     if (v.input_access[k] != access::linear) params += ", const jet_strides<" + rank + "> is" + number(k);
   }
-  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + cuda_type(scalar_type(d, k)) + " s" + number(k);
+  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + value_type(scalar_type(d, k)) + " s" + number(k);
   params += ", const unsigned long long n";
   if (indexed) params += ", const jet_extents<" + rank + "> extents";
   const std::string unravel =

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -118,12 +119,9 @@ template <class T> struct scalar {
     return b.push(n);
   }
   template <class L> void collect(L& l) const {
+    static_assert(sizeof value <= sizeof(detail::scalar_value::bytes));
     detail::scalar_value v{};
-    if constexpr (type == dtype::boolean) v.b = value;
-    else if constexpr (type == dtype::int32) v.i32 = value;
-    else if constexpr (type == dtype::int64) v.i64 = value;
-    else if constexpr (type == dtype::float32) v.f32 = value;
-    else v.f64 = value;
+    std::memcpy(v.bytes, &value, sizeof value);
     l.scalar[l.scalars++] = v;
   }
 };

@@ -23,6 +23,10 @@ template <class T> constexpr T fmax(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b);
   else return std::max(a, b);
 }
+template <class T> constexpr T abs(T a) {
+  if constexpr (std::is_unsigned_v<T>) return a;
+  else return static_cast<T>(std::abs(a));
+}
 /// Philox4x32-10 of a 128-bit counter under a 64-bit key: the four output words.
 constexpr std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> c, std::uint64_t key) {
   std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
