@@ -100,7 +100,7 @@ TEST_CASE("float16 is stored as its bits, widened on load and rounded on store, 
   CAPTURE(src);
   CHECK(src.find("#include") == std::string::npos);
   CHECK(src.find("__half") == std::string::npos);
-  CHECK(src.find("jet_kernel(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, "
+  CHECK(src.find("jet_kernel(unsigned short* __restrict__ out0, const unsigned short* __restrict__ in0, "
                  "const unsigned short* __restrict__ in1, const double s0, const unsigned long long n)") !=
         std::string::npos);
   CHECK(count(src, "asm(\"cvt.f32.f16 %0, %1;\"") == 1);
@@ -109,7 +109,7 @@ TEST_CASE("float16 is stored as its bits, widened on load and rounded on store, 
   CHECK(src.find("const float x0 = jet_float16_to_float(stored_x0);") != std::string::npos);
   CHECK(src.find("const float t2 = jet_mul(x0, static_cast<float>(s0));") != std::string::npos);  // float32 math
   CHECK(src.find("const float t5 = jet_relu(t4);") != std::string::npos);
-  CHECK(src.find("return jet_float_to_float16(t5);") != std::string::npos);
+  CHECK(src.find("o0 = jet_float_to_float16(t5);") != std::string::npos);
   CHECK(src.find("vec = 8") != std::string::npos);  // 8 halves in 16 bytes
   CHECK(src.find("jet_vec<unsigned short, vec> v0[ilp];") != std::string::npos);
 }
@@ -145,7 +145,7 @@ TEST_CASE("narrow integers compute in their own type: each node converts back, s
   CHECK(src.find("vec = 16") != std::string::npos);
   auto flags = jet::test::fake_view<bool>(8);
   const std::string compare = jet::source(flags == (a < b));
-  CHECK(compare.find("jet_kernel(bool* __restrict__ out, const bool* __restrict__ in0, const signed char* __restrict__ "
+  CHECK(compare.find("jet_kernel(bool* __restrict__ out0, const bool* __restrict__ in0, const signed char* __restrict__ "
                      "in1, const signed char* __restrict__ in2,") != std::string::npos);
   auto u = jet::test::fake_view<std::uint32_t>(8);
   CHECK(jet::source(u * 3u).find("const unsigned int s0") != std::string::npos);  // unsigned scalars
