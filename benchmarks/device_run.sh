@@ -2,16 +2,16 @@
 # Everything that needs the GPU, in one call on the device machine: build, every test (GPU ones
 # included), the SASS check of the vector path, the benchmarks (jet, hand-written CUDA, Thrust,
 # the Python peers, kernel-shape tuning), the report; a short table last.
-# Usage, from the repository root:  bash benchmarks/device_run.sh [--no-tests] [--no-bench]
+# Usage, from the repository root:  bash benchmarks/device_run.sh [--no-tests] [--no-bench] [--no-peers] [--tune]
 # Logs go to $OUT (the device tool's folder) or /tmp/jet-device.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/jet-device}
 work=/tmp/jet-device-work
 mkdir -p "$out" "$work/sass"
-run_tests=1 run_bench=1
+run_tests=1 run_bench=1 run_peers=1 run_tune=0
 for arg in "$@"; do
-  case $arg in --no-tests) run_tests=0 ;; --no-bench) run_bench=0 ;; esac
+  case $arg in --no-tests) run_tests=0 ;; --no-bench) run_bench=0 ;; --no-peers) run_peers=0 ;; --tune) run_tune=1 ;; esac
 done
 summary=()
 
@@ -47,19 +47,18 @@ done
 if ((run_bench)); then
   build-device/benchmarks/jet_bench >"$out/jet_bench.txt" 2>&1
   grep -E "MISMATCH|SKIP|cannot" "$out/jet_bench.txt"
-  # Kernel-shape tuning: jet alone at 2^20 and 2^28 under other threads,ilp shapes.
-  for shape in 256,4 128,4; do
-    JET_KERNEL_SHAPE=$shape build-device/benchmarks/jet_bench --quick --jet-only --tag "$shape"
-  done >"$out/tune.txt" 2>&1
-  if [ -f benchmarks/peers.py ]; then
+  if ((run_peers)); then
     PYTHONUNBUFFERED=1 python3 benchmarks/peers.py >"$out/peers.txt" 2>&1
     grep -E "SKIP|Error|error" "$out/peers.txt" | head -5
   fi
-  if [ -f benchmarks/report.py ]; then
-    python3 benchmarks/report.py "$out/report.md" "$out/jet_bench.txt" "$out/peers.txt" 2>&1 | tee "$work/report.txt"
+  python3 benchmarks/report.py "$out/report.md" "$out/jet_bench.txt" "$out/peers.txt" 2>&1 | tee "$work/report.txt"
+  if ((run_tune)); then  # kernel-shape tuning: jet alone at 2^20 and 2^28 under other threads,ilp shapes
+    for shape in 256,4 128,4 256,2 512,2; do
+      JET_KERNEL_SHAPE=$shape build-device/benchmarks/jet_bench --quick --jet-only --tag "$shape"
+    done >"$out/tune.txt" 2>&1
+    echo "--- tuning, float32 GB/s at 2^20 and 2^28 (jet's default shape is in the table above)"
+    grep float32 "$out/tune.txt" | grep -E "expr=(add|chain) " | awk '{printf "%-14s %-14s %-12s %s\n", $2, $3, $5, $7}'
   fi
-  echo "--- tuning, float32 GB/s at 2^20 and 2^28 (jet's default shape is in the table above)"
-  grep float32 "$out/tune.txt" | grep -E "expr=(add|chain) " | awk '{printf "%-14s %-14s %-12s %s\n", $2, $3, $5, $7}'
 fi
 
 echo
