@@ -84,17 +84,33 @@ access access_of(const std::int64_t* strides, const std::int64_t* extents, int r
   return access::gather;
 }
 
-plan make_plan(const evaluation& e, const jet::shape& s) {
+// Whether every operand is contiguous and of the output's shape (the common case): then the whole
+// evaluation is one linear dimension, and no strides need aligning or merging.
+bool all_contiguous(const evaluation& e, const jet::shape& s) {
+  for (unsigned k = 0; k < e.desc.out_count; ++k)
+    if (!(e.output_layouts[k].extents == s) || !e.output_layouts[k].is_contiguous()) return false;
+  for (unsigned k = 0; k < e.desc.input_count; ++k)
+    if (!(e.input_layouts[k].extents == s) || !e.input_layouts[k].is_contiguous()) return false;
+  return true;
+}
+
+plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   const kernel_desc& d = e.desc;
   plan p;
-  p.n = s.size();
+  p.n = output_shape.size();
+  const bool linear = all_contiguous(e, output_shape);
+  const jet::shape s = linear ? jet::shape::of_size(p.n) : output_shape;
   const int rank = s.rank();
+  auto strides_over_s = [&](const layout& l, std::int64_t* strides) {
+    if (linear) strides[0] = 1;
+    else align_strides(l, s, strides);
+  };
 
   // Every operand's strides over the output's dimensions; distinct inputs found by memory,
   // dtype and strides.
   std::int64_t slot_strides[max_inputs][max_rank];
   for (unsigned k = 0; k < d.input_count; ++k) {
-    align_strides(e.input_layouts[k], s, slot_strides[k]);
+    strides_over_s(e.input_layouts[k], slot_strides[k]);
     unsigned same = p.distinct_count;
     for (unsigned j = 0; j < p.distinct_count && same == p.distinct_count; ++j) {
       const unsigned slot = p.distinct_slot[j];
@@ -110,7 +126,7 @@ plan make_plan(const evaluation& e, const jet::shape& s) {
     p.variant.unique_of[k] = static_cast<std::uint8_t>(same);
   }
   std::int64_t out_strides[max_outputs][max_rank];
-  for (unsigned k = 0; k < d.out_count; ++k) align_strides(e.output_layouts[k], s, out_strides[k]);
+  for (unsigned k = 0; k < d.out_count; ++k) strides_over_s(e.output_layouts[k], out_strides[k]);
 
   // Merge each dimension into the next inner one where every operand steps through both as one:
   // contiguous operands then need no index arithmetic at all.
