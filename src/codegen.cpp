@@ -31,6 +31,18 @@ constexpr op_spelling spellings[] = {
 
 const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }
 
+// The device helpers that the op table's CUDA spellings use (jet_convert among them).
+constexpr std::string_view op_helpers =
+#define JET_CUDA_HELPERS(source) source
+#define JET_OP1(...)
+#define JET_OP2(...)
+#define JET_OP3(...)
+#include <jet/ops.def>
+#undef JET_OP1
+#undef JET_OP2
+#undef JET_OP3
+    ;
+
 std::string cuda_type(dtype t) { return std::string(cuda_name(t)); }
 
 // One device function per op used, e.g.
@@ -207,6 +219,7 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
            "}\n";
   }
 
+  src += op_helpers;
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
   for (std::size_t op = 2; op < std::size(spellings); ++op)
@@ -224,7 +237,11 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
     for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
     src += "  const " + cuda_type(n.type) + " t" + number(i) + " = " + call + ");\n";
   }
-  for (unsigned k = 0; k < d.out_count; ++k) src += "  o" + number(k) + " = " + value_name(d, v, d.out_nodes[k]) + ";\n";
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const std::string value = value_name(d, v, d.out_nodes[k]);
+    const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
+    src += "  o" + number(k) + " = " + (converts ? "jet_convert<" + out_type(k) + ">(" + value + ")" : value) + ";\n";
+  }
   src += "}\n\n";
 
   // Parameters: outputs, distinct inputs (each with its strides when not linear), scalars, n, and

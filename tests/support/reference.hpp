@@ -87,9 +87,10 @@ long double reference(const apply<Op, Args...>& e, std::size_t i, const host_inp
   return boost::hana::unpack(e.args, [&](const auto&... a) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h, space))...);
-      // The conversion to the node's own type, as the kernel does (integers wrap, bool is 0/1).
+      // The conversion to the node's own type, as the kernel does (integers wrap, floating values
+      // saturate, bool is 0/1).
       if constexpr (is_floating(node::type)) return static_cast<long double>(static_cast<double>(r));
-      else return static_cast<long double>(static_cast<cpp_type<node::type>>(r));
+      else return static_cast<long double>(jet::host::convert<cpp_type<node::type>>(r));
     }(std::index_sequence_for<Args...>{});
   });
 }
