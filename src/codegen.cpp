@@ -85,6 +85,19 @@ bool uses_dtype(const kernel_desc& d, dtype t) {
   return false;
 }
 
+// The device helpers that the op table's CUDA spellings use (jet_convert among them).
+constexpr std::string_view op_helpers =
+#define JET_CUDA_HELPERS(source) source
+#define JET_OP1(...)
+#define JET_OP2(...)
+#define JET_OP3(...)
+#include <jet/ops.def>
+#undef JET_OP1
+#undef JET_OP2
+#undef JET_OP3
+    ;
+
+
 // One device function per op used, e.g.
 //   template <class A, class B> __device__ __forceinline__ auto jet_add(A a, B b) { return a + b; }
 std::string op_function(const op_spelling& s) {
@@ -315,6 +328,7 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
            "}\n";
   }
 
+  src += op_helpers;
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
   for (std::size_t op = 0; op < std::size(spellings); ++op)
@@ -343,8 +357,14 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
     if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
     src += "  const " + value_type(n.type) + " t" + number(i) + " = " + call + ";\n";
   }
-  for (unsigned k = 0; k < d.out_count; ++k)
-    src += "  o" + number(k) + " = " + rounded(d.out_types[k], value_name(d, v, d.out_nodes[k])) + ";\n";
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    // A 16-bit float is rounded from float32; any other conversion goes through jet_convert.
+    const std::string value = value_name(d, v, d.out_nodes[k]);
+    const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
+    const std::string stored = stored_as_bits(d.out_types[k]) ? rounded(d.out_types[k], value)
+                               : converts ? "jet_convert<" + out_type(k) + ">(" + value + ")" : value;
+    src += "  o" + number(k) + " = " + stored + ";\n";
+  }
   src += "}\n\n";
 
   // Parameters: outputs, distinct inputs (each with its strides when not linear), scalars, n, and

@@ -6,15 +6,52 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <type_traits>
 
 namespace jet {
 
-/// Host math with the device's semantics where C++ spells it differently.
+/// Host math with the device's semantics where C++ spells it differently, or leaves it undefined
+/// (signed overflow, x / 0, out-of-range float-to-integer conversion): the op table's host
+/// references, defined for every operand (see ops.def).
 namespace host {
+template <class T> inline constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/// Two's complement arithmetic: computed on 64-bit unsigned integers, where it wraps, and
+/// converted back modulo 2^n (as C++20 defines it).
+template <class T> constexpr std::uint64_t bits(T a) { return static_cast<std::uint64_t>(a); }
+template <class T> constexpr T add(T a, T b) {
+  if constexpr (is_integer_v<T>) return static_cast<T>(bits(a) + bits(b));
+  else return a + b;
+}
+template <class T> constexpr T subtract(T a, T b) {
+  if constexpr (is_integer_v<T>) return static_cast<T>(bits(a) - bits(b));
+  else return a - b;
+}
+template <class T> constexpr T multiply(T a, T b) {
+  if constexpr (is_integer_v<T>) return static_cast<T>(bits(a) * bits(b));
+  else return a * b;
+}
+template <class T> constexpr T negate(T a) {
+  if constexpr (is_integer_v<T>) return static_cast<T>(0 - bits(a));
+  else return -a;
+}
+/// Integer division truncates; x / 0 is 0 and lowest / -1 wraps to lowest.
+template <class T> constexpr T divide(T a, T b) {
+  if constexpr (is_integer_v<T>) {
+    if (b == 0) return 0;
+    if (std::is_signed_v<T> && b == static_cast<T>(-1)) return negate(a);
+  }
+  return a / b;
+}
+/// abs(lowest) wraps to lowest.
+template <class T> constexpr T abs(T a) {
+  if constexpr (is_integer_v<T>) return a < 0 ? negate(a) : a;
+  else return std::abs(a);
+}
 template <class T> constexpr T fmin(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b);
   else return std::min(a, b);
@@ -22,10 +59,6 @@ template <class T> constexpr T fmin(T a, T b) {
 template <class T> constexpr T fmax(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b);
   else return std::max(a, b);
-}
-template <class T> constexpr T abs(T a) {
-  if constexpr (std::is_unsigned_v<T>) return a;
-  else return static_cast<T>(std::abs(a));
 }
 /// Philox4x32-10 of a 128-bit counter under a 64-bit key: the four output words.
 constexpr std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> c, std::uint64_t key) {
@@ -45,6 +78,26 @@ inline float philox_uniform(std::int64_t counter, std::int64_t seed) {
   const std::uint32_t word = philox4x32({static_cast<std::uint32_t>(u), static_cast<std::uint32_t>(u >> 32), 0, 0},
                                         static_cast<std::uint64_t>(seed))[0];
   return static_cast<float>((word >> 8) + 1) * (1.0f / 16777216.0f);
+}
+/// x < lo ? lo : (hi < x ? hi : x), for any lo and hi (std::clamp requires lo <= hi).
+template <class T> constexpr T clamp(T x, T lo, T hi) { return x < lo ? lo : (hi < x ? hi : x); }
+
+/// v converted to To as jet converts: floating to integer truncates toward zero, saturates to
+/// To's range and takes NaN to 0; every other conversion is C++'s.
+template <class To, class From> constexpr To convert(From v) {
+  if constexpr (is_integer_v<To> && std::is_floating_point_v<From>) {
+    // lowest (-2^digits or 0) and highest + 1 (2^digits) are exact in From; in between, the
+    // truncated value fits.
+    constexpr From past_highest = [] {
+      From p = 1;
+      for (int k = 0; k < std::numeric_limits<To>::digits; ++k) p *= 2;
+      return p;
+    }();
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (v >= past_highest) return std::numeric_limits<To>::max();
+  }
+  return static_cast<To>(v);
 }
 }  // namespace host
 

@@ -7,6 +7,15 @@ function(run)
 endfunction()
 file(REMOVE_RECURSE ${SCRATCH})
 run(${CMAKE_COMMAND} --install ${JET_BUILD_DIR} --prefix ${SCRATCH}/prefix)
-run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${SCRATCH}/build -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix)
+# A jet built with sanitizers (JET_SANITIZERS) links only into a program built with them too, and
+# --as-needed, as the top-level CMakeLists.txt explains.
+set(flags "")
+set(link_flags "")
+if(SANITIZERS)
+  set(flags "-fsanitize=${SANITIZERS}")
+  set(link_flags "-Wl,--as-needed")
+endif()
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${SCRATCH}/build -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix
+    "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${link_flags}")
 run(${CMAKE_COMMAND} --build ${SCRATCH}/build)
 run(${SCRATCH}/build/consumer)

@@ -98,13 +98,14 @@ long double reference(const apply<Op, Args...>& e, std::size_t i, const host_inp
   return boost::hana::unpack(e.args, [&](const auto&... a) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h, space))...);
-      // The conversion to the node's own type, as the kernel does: integers wrap, bool is 0/1, and
-      // a cast to a 16-bit float rounds (through float32) where other floating nodes do not.
+      // The conversion to the node's own type, as the kernel does: integers wrap, floating values
+      // saturate into integers, bool is 0/1, and a cast to a 16-bit float rounds (through float32)
+      // where other floating nodes do not.
       using T = cpp_type<node::type>;
       if constexpr (Op::id == detail::op_id::cast && compute_type(node::type) != node::type)
         return static_cast<long double>(static_cast<float>(T(static_cast<float>(r))));
       else if constexpr (is_floating(node::type)) return static_cast<long double>(static_cast<double>(r));
-      else return static_cast<long double>(static_cast<T>(r));
+      else return static_cast<long double>(jet::host::convert<T>(r));
     }(std::index_sequence_for<Args...>{});
   });
 }
