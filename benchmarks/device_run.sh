@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything that needs the GPU, in one call on the device machine: build, every test (GPU ones
-# included), the SASS check of the vector path, the benchmarks (jet, hand-written CUDA, Thrust,
-# the Python peers, kernel-shape tuning), the report; a short table last.
+# included, the fuzzer among them), a few GPU tests under compute-sanitizer, the SASS check of the
+# vector path, the benchmarks (jet, hand-written CUDA, Thrust, the Python peers, kernel-shape
+# tuning), the report; a short table last.
 # Usage, from the repository root:  bash benchmarks/device_run.sh [--no-tests] [--no-bench]
 # Logs go to $OUT (the device tool's folder) or /tmp/jet-device.
 set -uo pipefail
@@ -31,6 +32,31 @@ if ((run_tests)); then
   grep -E "\*\*\*|random seed|element .* got" "$out/ctest-gpu.log" | head -20
   summary+=("ctest cpu: $(grep -E 'tests passed' "$out/ctest-cpu.log")")
   summary+=("ctest gpu: $(grep -E 'tests passed' "$out/ctest-gpu.log")")
+  # The fuzzer's one-line report (CTest keeps the output of passing tests in LastTest.log).
+  summary+=("$(grep -h "^fuzz: " build-device/Testing/Temporary/LastTest.log | head -1)")
+
+  # GPU sanitizers, under a minute: the GPU tests tagged [sanitize] (the fuzzer on a few
+  # expressions, integer semantics, broadcasting, strided views) under memcheck and racecheck, and a
+  # planted read past the end of an allocation that memcheck must report. Logs: $out/sanitize-*.log.
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  sanitize() {  # sanitize <tool> <seconds> <command...>: one line, "<tool> <what>: <result>"
+    local tool=$1 seconds=$2 log="$out/sanitize-$1-$(basename "$3").log"
+    shift 2
+    local start=$SECONDS
+    JET_FUZZ_EXPRESSIONS=12 timeout "$seconds" "$sanitizer" --tool "$tool" --error-exitcode 99 "$@" >"$log" 2>&1
+    local rc=$? errors
+    errors=$(grep -hoE "(ERROR|RACECHECK) SUMMARY: .*" "$log" | tail -1)
+    echo "$tool $(basename "$1") ${*:2}: ${errors:-no summary} (exit $rc, $((SECONDS - start)) s)"
+    return $rc
+  }
+  summary+=("$(sanitize memcheck 30 build-device/tests/jet_gpu_tests "[sanitize]")")
+  summary+=("$(sanitize racecheck 15 build-device/tests/jet_gpu_tests "[semantics]")")
+  planted=$(sanitize memcheck 15 build-device/tests/jet_planted_out_of_bounds)
+  if [ $? -eq 99 ] && grep -q "Invalid __global__ read" "$out/sanitize-memcheck-jet_planted_out_of_bounds.log"; then
+    summary+=("planted out-of-bounds read: caught by memcheck ($planted)")
+  else
+    summary+=("planted out-of-bounds read: NOT caught by memcheck ($planted)")
+  fi
 fi
 
 # SASS: the full-tile path must use 128-bit loads and stores.
