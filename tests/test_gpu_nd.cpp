@@ -34,7 +34,7 @@ std::size_t launches() { return jet::stats().launches; }
 
 }  // namespace
 
-TEST_CASE("broadcasting against rows, columns and new dimensions", "[gpu][nd][broadcast]") {
+TEST_CASE("broadcasting against rows, columns and new dimensions", "[gpu][nd][broadcast][sanitize]") {
   host_inputs h;
   for (std::int64_t m : {std::int64_t{1024}, std::int64_t{1023}, std::int64_t{4}}) {
     INFO("columns: " << m);
@@ -52,7 +52,7 @@ TEST_CASE("broadcasting against rows, columns and new dimensions", "[gpu][nd][br
   CHECK(check_against_reference(a * b + 1.0, 30, h) == 0);
 }
 
-TEST_CASE("slices, reversed slices, transposes and permutations", "[gpu][nd][view]") {
+TEST_CASE("slices, reversed slices, transposes and permutations", "[gpu][nd][view][sanitize]") {
   host_inputs h;
   auto x = random_array<float>({300, 200}, h, 6);
   auto y = random_array<float>({200, 300}, h, 7);

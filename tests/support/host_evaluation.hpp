@@ -1,0 +1,312 @@
+// The host evaluation of a kernel description, at run time: each node's op dispatched to the op
+// table's host reference (ops.def expanded into a switch), floating nodes computed in float64 and
+// integer and bool nodes exactly in their own type, as reference.hpp does for expression types.
+//
+// Beside each value it carries a bound on how far an evaluation in the nodes' own dtypes may lie
+// from it: each floating op adds rounding_ulps ulps of its dtype, and operand errors propagate by
+// evaluating the host reference at the ends of each operand's error interval (exact for the ops of
+// two and three operands, which are monotone in each operand where they are continuous) and, for
+// one operand, at points across the interval: where those do not rise or fall monotonically (sin,
+// cos, abs around 0) the ends bound nothing and the value is unknown. An integer or bool value is
+// exact or unknown (its ends disagree). A bound that is not finite marks a value the dtypes
+// cannot determine: it may overflow its dtype, or it sits on a discontinuity (a comparison of
+// nearly equal values, a NaN that appears under a perturbation).
+#pragma once
+
+#include <jet/detail/kernel_desc.hpp>
+#include <jet/ops.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace jet::test {
+
+static_assert(std::numeric_limits<long double>::digits >= 64, "values must hold int64 and float64 exactly");
+
+/// ulps of its dtype each floating op may be off by: twice CUDA's largest documented error among
+/// the table's functions (powf, 4 ulp), so that the float64 reference's own rounding fits too.
+inline constexpr double rounding_ulps = 8;
+
+/// A value, the bound on its error (infinite: undetermined), and the value rounded to the dtype it
+/// was computed in: one that the GPU may well hold.
+struct bounded {
+  long double value;
+  double radius;
+  long double rounded;
+  bool determined() const { return std::isfinite(radius); }
+};
+
+inline constexpr double unknown = std::numeric_limits<double>::infinity();
+
+/// One ulp of dtype t at |v|, and at least the dtype's smallest normal number: results below it
+/// may lose all their bits (sigmoid(-95.f) is 0: exp(95.f) overflows). 0 for integers and bool.
+inline double ulp(dtype t, long double v) {
+  if (t == dtype::float32) return std::max<double>(std::fabs(static_cast<double>(v)) * 0x1p-23, 0x1p-126);
+  if (t == dtype::float64) return std::max<double>(std::fabs(static_cast<double>(v)) * 0x1p-52, 0x1p-1022);
+  return 0;
+}
+
+inline long double largest(dtype t) {
+  switch (t) {
+    case dtype::boolean: return 1;
+    case dtype::int32: return std::numeric_limits<std::int32_t>::max();
+    case dtype::int64: return std::numeric_limits<std::int64_t>::max();
+    case dtype::float32: return std::numeric_limits<float>::max();
+    default: return std::numeric_limits<double>::max();
+  }
+}
+
+inline long double smallest(dtype t) {
+  switch (t) {
+    case dtype::boolean: return 0;
+    case dtype::int32: return std::numeric_limits<std::int32_t>::lowest();
+    case dtype::int64: return std::numeric_limits<std::int64_t>::lowest();
+    default: return -largest(t);
+  }
+}
+
+/// The precision an evaluation computes floating nodes in: float64 (the reference), or each
+/// node's own dtype (as the GPU does; for checking the bound on the host).
+enum class precision { float64, own_dtypes };
+
+/// v as a value of dtype t: integers and bool converted as jet converts; floating values rounded
+/// to float64, or in own_dtypes precision to t.
+inline long double as_dtype(dtype t, long double v, precision p = precision::float64) {
+  switch (t) {
+    case dtype::boolean: return host::convert<bool>(v);
+    case dtype::int32: return host::convert<std::int32_t>(v);
+    case dtype::int64: return host::convert<std::int64_t>(v);
+    case dtype::float32: return p == precision::own_dtypes ? static_cast<float>(v) : static_cast<double>(v);
+    default: return static_cast<double>(v);
+  }
+}
+
+/// Calls f(T{}) with T the C++ type dtype t computes in at precision p.
+template <class F> decltype(auto) with_compute_type(dtype t, precision p, F&& f) {
+  switch (t) {
+    case dtype::boolean: return f(bool{});
+    case dtype::int32: return f(std::int32_t{});
+    case dtype::int64: return f(std::int64_t{});
+    case dtype::float32: return p == precision::own_dtypes ? f(float{}) : f(double{});
+    default: return f(double{});
+  }
+}
+
+/// Op's host reference on operands a (already of the node's operand dtypes), as a value of the
+/// node's dtype.
+template <class Op> long double reference_of(const detail::node& n, const long double* a, precision p) {
+  // Operands share one dtype but for select's condition, which is bool.
+  return with_compute_type(n.arg_type[Op::arity - 1], p, [&](auto type) {
+    using T = decltype(type);
+    auto operand = [&](int k) { return static_cast<T>(a[k]); };
+    if constexpr (Op::rule == detail::rule::select) return as_dtype(n.type, Op::reference(a[0] != 0, operand(1), operand(2)), p);
+    else if constexpr (Op::arity == 1) return as_dtype(n.type, Op::reference(operand(0)), p);
+    else if constexpr (Op::arity == 2) return as_dtype(n.type, Op::reference(operand(0), operand(1)), p);
+    else return as_dtype(n.type, Op::reference(operand(0), operand(1), operand(2)), p);
+  });
+}
+
+/// Node n's op on operand values a, by the op table's host reference.
+inline long double apply_reference(const detail::node& n, const long double* a, precision p = precision::float64) {
+  switch (n.op) {
+#define JET_OP1(tag, ...) \
+  case detail::op_id::tag: return reference_of<ops::tag>(n, a, p);
+#define JET_OP2 JET_OP1
+#define JET_OP3 JET_OP1
+#include <jet/ops.def>
+#undef JET_OP1
+#undef JET_OP2
+#undef JET_OP3
+    default: throw std::logic_error("apply_reference: a leaf has no op");
+  }
+}
+
+/// How far x is from c: 0 for the same value (infinities included) and for two NaNs, unknown when
+/// only one is NaN.
+inline double distance(long double x, long double c) {
+  if (std::isnan(x) || std::isnan(c)) return std::isnan(x) && std::isnan(c) ? 0 : unknown;
+  if (x == c) return 0;
+  return static_cast<double>(std::fabs(x - c));
+}
+
+/// The bound after a floating value of dtype t is rounded to t (by an op, or a conversion): the
+/// error so far plus `ulps` ulps, unknown where the value may overflow t.
+inline double rounded(dtype t, long double value, double radius, double ulps) {
+  if (!is_floating(t) || std::isinf(value) || std::isnan(value)) return radius;
+  const double r = radius + ulps * ulp(t, value);
+  return std::fabs(value) + r > largest(t) ? unknown : r;
+}
+
+/// A value of dtype `from` converted to dtype `to`, as a node's operand or as the output.
+inline bounded convert(bounded v, dtype from, dtype to) {
+  if (from == to) return v;
+  const long double value = as_dtype(to, v.value), plausible = as_dtype(to, v.rounded, precision::own_dtypes);
+  const bool exact = as_dtype(to, v.value, precision::own_dtypes) == v.value;  // bool, small integers, float32 to float64
+  if (is_floating(to)) return {value, rounded(to, value, v.radius, exact ? 0 : 1), plausible};
+  if (v.radius == 0) return {value, 0, plausible};
+  if (!v.determined()) return {value, unknown, plausible};
+  // Integers and bool are exact or unknown: exact only where the whole interval converts alike
+  // (to an integer, as its ends do; to bool, where it holds no 0).
+  const bool alike = to == dtype::boolean ? std::fabs(v.value) > v.radius
+                                          : as_dtype(to, v.value - v.radius) == value && as_dtype(to, v.value + v.radius) == value;
+  return {value, alike ? 0 : unknown, plausible};
+}
+
+/// How far a one-operand op may move from `value` as its floating operand o moves across its
+/// interval: sampled at 17 points; unknown unless the samples rise or fall monotonically.
+inline double unary_deviation(const detail::node& n, const bounded& o, long double value) {
+  if (!o.determined()) return unknown;
+  double deviation = 0;
+  int rising = 0, falling = 0;
+  long double previous = 0;
+  for (int k = -8; k <= 8; ++k) {
+    const long double point = k == 0 ? o.value : o.value + o.radius * k / 8;
+    const long double y = apply_reference(n, &point);
+    deviation = std::max(deviation, distance(y, value));
+    if (k > -8) rising += y > previous, falling += y < previous;
+    previous = y;
+  }
+  return rising && falling ? unknown : deviation;
+}
+
+/// Values an unknown operand of dtype t may have, probed one by one: where the op gives the same
+/// result for each (where's unselected branch), the operand does not matter.
+inline const std::vector<long double>& probes(dtype t) {
+  auto floating = [](auto x) {
+    using L = std::numeric_limits<decltype(x)>;
+    std::vector<long double> v;
+    for (long double m : {0.0L, static_cast<long double>(L::denorm_min()), 0.5L, 1.0L, 2.0L,
+                          static_cast<long double>(L::max()), static_cast<long double>(L::infinity())})
+      v.insert(v.end(), {m, -m});
+    v.push_back(L::quiet_NaN());
+    return v;
+  };
+  static const std::vector<long double> booleans = {0, 1},
+                                         int32s = {smallest(dtype::int32), -1, 0, 1, largest(dtype::int32)},
+                                         int64s = {smallest(dtype::int64), -1, 0, 1, largest(dtype::int64)},
+                                         float32s = floating(float{}), float64s = floating(double{});
+  switch (t) {
+    case dtype::boolean: return booleans;
+    case dtype::int32: return int32s;
+    case dtype::int64: return int64s;
+    case dtype::float32: return float32s;
+    default: return float64s;
+  }
+}
+
+/// How far op node n may move from `value` as its operands move across their intervals: the
+/// largest distance at the combinations of their ends (floating values at value ± radius, and at
+/// ±0 inside them, where div, pow, log and rsqrt change; inexact integers and bools at the ends of
+/// their dtype's range; unknown operands at each probe).
+inline double corner_deviation(const detail::node& n, const bounded* operands, long double value) {
+  std::vector<long double> candidates[3];
+  for (int k = 0; k < n.arity; ++k) {
+    const bounded& o = operands[k];
+    const dtype t = n.arg_type[k];
+    if (o.radius == 0) candidates[k] = {o.value};
+    else if (!o.determined()) candidates[k] = probes(t);
+    else if (is_floating(t) && std::fabs(o.value) <= o.radius) candidates[k] = {o.value - o.radius, -0.0L, 0.0L, o.value + o.radius};
+    else if (is_floating(t)) candidates[k] = {o.value - o.radius, o.value + o.radius};
+    else candidates[k] = {smallest(t), largest(t)};
+  }
+  double deviation = 0;
+  std::size_t index[3] = {0, 0, 0};
+  long double corner[3];
+  while (index[n.arity - 1] < candidates[n.arity - 1].size()) {  // every combination, the first operand fastest
+    for (int k = 0; k < n.arity; ++k) corner[k] = candidates[k][index[k]];
+    deviation = std::max(deviation, distance(apply_reference(n, corner), value));
+    for (int k = 0; k < n.arity && ++index[k] == candidates[k].size() && k + 1 < n.arity; ++k) index[k] = 0;
+  }
+  return deviation;
+}
+
+/// Op node n applied to its operands (already converted to its operand dtypes), with the bound.
+/// Besides the intervals, the op is evaluated at its operands' rounded values: where float32's
+/// granularity matters (pow of a negative base is NaN but at whole exponents, every float32 from
+/// 2^24 up is whole, pow(1, NaN) is 1), the result there may differ. A floating result known to
+/// less than 4 bits (deviation over 1/16 of it) is unknown: the intervals no longer bound what the
+/// ops do across them.
+inline bounded apply_bounded(const detail::node& n, const bounded* operands) {
+  long double centers[3], rounded_centers[3];
+  for (int k = 0; k < n.arity; ++k) {
+    centers[k] = operands[k].value;
+    rounded_centers[k] = operands[k].rounded;
+  }
+  const long double value = apply_reference(n, centers);
+  const long double plausible = as_dtype(n.type, apply_reference(n, rounded_centers, precision::own_dtypes), precision::own_dtypes);
+  const bool sampled = n.arity == 1 && is_floating(n.arg_type[0]) && operands[0].radius > 0;
+  const double deviation = std::max(sampled ? unary_deviation(n, operands[0], value) : corner_deviation(n, operands, value),
+                                    distance(apply_reference(n, rounded_centers), value));
+  if (!is_floating(n.type)) return {value, deviation == 0 ? 0 : unknown, plausible};
+  if (deviation > std::fabs(value) / 16) return {value, unknown, plausible};
+  return {value, rounded(n.type, value, deviation, rounding_ulps), plausible};
+}
+
+/// Evaluates description d's nodes at one element in order: a leaf's value is leaf(node), an op
+/// node's is op(node, its operands' values).
+template <class Value, class Leaf, class Op>
+void evaluate_nodes(const detail::kernel_desc& d, std::vector<Value>& values, Leaf&& leaf, Op&& op) {
+  values.resize(d.node_count);
+  for (unsigned i = 0; i < d.node_count; ++i) {
+    const detail::node& n = d.nodes[i];
+    if (n.op == detail::op_id::input || n.op == detail::op_id::scalar) {
+      values[i] = leaf(n);
+      continue;
+    }
+    Value operands[3];
+    for (int a = 0; a < n.arity; ++a) operands[a] = values[n.arg[a]];
+    values[i] = op(n, operands);
+  }
+}
+
+/// The description's output k at one element, with its bound: input(slot) is the slot's value
+/// there (exact), scalars the scalar arguments'.
+template <class Input>
+bounded evaluate_element(const detail::kernel_desc& d, unsigned k, Input&& input, const long double* scalars,
+                         std::vector<bounded>& values) {
+  auto leaf = [&](const detail::node& n) {
+    const long double v = n.op == detail::op_id::input ? input(n.arg[0]) : scalars[n.arg[0]];
+    return bounded{v, 0, v};
+  };
+  evaluate_nodes(d, values, leaf, [&](const detail::node& n, bounded* operands) {
+    for (int a = 0; a < n.arity; ++a) operands[a] = convert(operands[a], d.nodes[n.arg[a]].type, n.arg_type[a]);
+    return apply_bounded(n, operands);
+  });
+  const unsigned root = d.out_nodes[k];
+  return convert(values[root], d.nodes[root].type, d.out_types[k]);
+}
+
+/// The same element computed as the GPU computes it, each node in its own dtype, with the host's
+/// math: what the bound must cover.
+template <class Input>
+long double evaluate_element_in_own_dtypes(const detail::kernel_desc& d, unsigned k, Input&& input,
+                                           const long double* scalars, std::vector<long double>& values) {
+  auto leaf = [&](const detail::node& n) { return n.op == detail::op_id::input ? input(n.arg[0]) : scalars[n.arg[0]]; };
+  evaluate_nodes(d, values, leaf, [&](const detail::node& n, long double* operands) {
+    for (int a = 0; a < n.arity; ++a) operands[a] = as_dtype(n.arg_type[a], operands[a], precision::own_dtypes);
+    return apply_reference(n, operands, precision::own_dtypes);
+  });
+  return as_dtype(d.out_types[k], values[d.out_nodes[k]], precision::own_dtypes);
+}
+
+/// The fuzzer's judge of one output element of dtype `out`, evaluated fused (one kernel) and
+/// unfused (one kernel per node), against its host evaluation `ref`: why they are wrong, or null.
+/// Undetermined elements are not judged. Elsewhere NaN must be where the reference has it, the
+/// unfused result within the bound (each op agrees with its host reference) and the fused error at
+/// most twice the unfused one plus the bound; integers are exact.
+inline const char* misjudged(dtype out, const bounded& ref, long double fused, long double unfused) {
+  if (!ref.determined()) return nullptr;
+  if (!is_floating(out)) return fused == ref.value && unfused == ref.value ? nullptr : "integer result differs";
+  if (std::isnan(ref.value) || std::isnan(fused) || std::isnan(unfused))
+    return std::isnan(ref.value) && std::isnan(fused) && std::isnan(unfused) ? nullptr : "NaN placement differs";
+  const double fused_error = distance(fused, ref.value), unfused_error = distance(unfused, ref.value);
+  if (unfused_error > ref.radius) return "unfused (op by op) differs from the host reference beyond the bound";
+  if (fused_error > 2 * unfused_error + ref.radius) return "fused error exceeds 2 x unfused error + bound";
+  return nullptr;
+}
+
+}  // namespace jet::test

@@ -1,0 +1,428 @@
+// Random well-typed expressions over the op table, built at run time as kernel descriptions (no
+// template instantiation per expression), typed with jet::detail::resolve as the templates are.
+// Each comes with operands of random dtypes, shapes and layouts (broadcast rows and columns,
+// transposed, sliced, reversed, misaligned), random scalars, an output placement and random data
+// with special values mixed in; all of it follows from one seed.
+#pragma once
+
+#include "reference.hpp"  // offset_of
+
+#include "codegen.hpp"  // describe (the tests see the core's internal headers)
+
+#include <jet/detail/kernel_desc.hpp>
+#include <jet/detail/rules.hpp>
+#include <jet/jet.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace jet::test {
+
+/// The dtypes arrays have today, and those scalars and casts can have (bool is also the type of
+/// comparisons). A dtype added to jet is added here to be fuzzed.
+inline constexpr dtype array_dtypes[] = {dtype::int32, dtype::int64, dtype::float32, dtype::float64};
+inline constexpr dtype all_dtypes[] = {dtype::boolean, dtype::int32, dtype::int64, dtype::float32, dtype::float64};
+
+/// How a dtype is spelled in C++ (jet::name spells it "float32").
+inline const char* cpp_name(dtype t) {
+  switch (t) {
+    case dtype::boolean: return "bool";
+    case dtype::int32: return "std::int32_t";
+    case dtype::int64: return "std::int64_t";
+    case dtype::float32: return "float";
+    default: return "double";
+  }
+}
+
+/// Calls f(T{}) with T the C++ type that stores elements of dtype t.
+template <class F> decltype(auto) with_cpp_type(dtype t, F&& f) {
+  switch (t) {
+    case dtype::boolean: return f(bool{});
+    case dtype::int32: return f(std::int32_t{});
+    case dtype::int64: return f(std::int64_t{});
+    case dtype::float32: return f(float{});
+    default: return f(double{});
+  }
+}
+
+/// The op table at run time, in table order.
+struct op_entry {
+  detail::op_id id;
+  detail::rule rule;
+  int arity;
+  const char* name;
+};
+inline const std::vector<op_entry>& op_table() {
+  static const std::vector<op_entry> table = [] {
+    std::vector<op_entry> t;
+    ops::for_each_op([&](auto op) {
+      using Op = decltype(op);
+      t.push_back({Op::id, Op::rule, Op::arity, Op::name});
+    });
+    return t;
+  }();
+  return table;
+}
+inline const op_entry& op_for(detail::op_id id) {
+  return *std::find_if(op_table().begin(), op_table().end(), [id](const op_entry& e) { return e.id == id; });
+}
+
+/// The generator's random source: every choice of one expression comes from one engine.
+class chooser {
+ public:
+  explicit chooser(std::uint64_t seed) : engine_(seed) {}
+  /// An integer in [0, n).
+  std::size_t below(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(engine_); }
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(engine_) < p; }
+  double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(engine_); }
+  template <class C> const auto& pick(const C& c) { return *(std::begin(c) + below(std::size(c))); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+/// Special values of each dtype, mixed into operand data and scalars: NaN, infinities, signed
+/// zeros, denormals, huge and tiny magnitudes, the edges of float32 and of the integer ranges.
+inline const std::vector<long double>& special_values(dtype t) {
+  auto floating = [](auto x) {
+    using F = decltype(x);
+    using L = std::numeric_limits<F>;
+    std::vector<long double> v = {L::quiet_NaN(), L::infinity(), -L::infinity(), 0.0L, -0.0L, L::denorm_min(),
+                                  -L::denorm_min(), L::min(), L::min() / 4, L::max(), L::lowest(), 1e30L, -1e30L,
+                                  1e-30L, -1e-30L, 88.72L, -103.9L, 1e10L, 0.5L, 1, -1, 2147483648.0L,
+                                  -2147483648.0L, 9223372036854775808.0L, -9223372036854775808.0L};
+    for (long double& x : v) x = static_cast<F>(x);  // each as the dtype holds it
+    if constexpr (sizeof(F) == 8) v.insert(v.end(), {1e300L, -1e300L, 1e-300L, 709.7L, 3.5e38L, -3.5e38L});
+    return v;
+  };
+  auto integer = [](auto x) {
+    using I = decltype(x);
+    using L = std::numeric_limits<I>;
+    std::vector<long double> v = {L::lowest(), L::lowest() + 1, L::max(), L::max() - 1, 0, 1, -1, 2, -2, 65536, 46341};
+    if constexpr (sizeof(I) == 8)
+      v.insert(v.end(), {2147483648.0L, -2147483649.0L, 4294967296.0L, 9007199254740993.0L, -9007199254740993.0L,
+                         3037000500.0L});
+    return v;
+  };
+  static const std::vector<long double> booleans = {0, 1}, int32s = integer(std::int32_t{}),
+                                         int64s = integer(std::int64_t{}), float32s = floating(float{}),
+                                         float64s = floating(double{});
+  switch (t) {
+    case dtype::boolean: return booleans;
+    case dtype::int32: return int32s;
+    case dtype::int64: return int64s;
+    case dtype::float32: return float32s;
+    default: return float64s;
+  }
+}
+
+/// One random element value of dtype t: special with probability special_rate, else moderate
+/// (floating in [-4, 4], integers in [-50, 50]; positive ones in (0.1, 4] and [1, 50], where
+/// logarithms and roots are defined). Exact in long double for every dtype.
+inline long double random_value(dtype t, chooser& c, double special_rate, bool positive) {
+  if (c.chance(special_rate)) return c.pick(special_values(t));
+  if (t == dtype::boolean) return c.below(2);
+  if (!is_floating(t)) return positive ? 1 + static_cast<long double>(c.below(50)) : static_cast<long double>(c.below(101)) - 50;
+  const double v = c.chance(0.2) ? static_cast<double>(c.below(9)) - 4 : positive ? c.uniform(0.1, 4) : c.uniform(-4, 4);
+  return t == dtype::float32 ? static_cast<float>(v) : v;
+}
+
+/// Where an array operand (or the output) lies in its allocation.
+struct placement {
+  const char* form;          // full, row, column, single, transposed, strided, reversed or padded
+  std::size_t allocation;    // elements allocated
+  std::int64_t first;        // the view's first element, counted from the allocation's start
+  detail::layout view;       // the view's extents and strides, in elements
+};
+
+/// The forms an operand may take against an index space of shape s: broadcast ones (a row (C,),
+/// a column (R, 1), a single element) only as operands, never as the output.
+inline placement make_placement(const jet::shape& s, const char* form, std::int64_t misalignment) {
+  const int rank = s.rank();
+  const std::int64_t columns = s[rank - 1];
+  auto size_of_shape = [](const jet::shape& x) { return static_cast<std::int64_t>(x.size()); };
+  placement p{form, 0, 0, detail::layout::contiguous(s)};
+  std::int64_t needed = size_of_shape(s);
+  const std::string f = form;
+  if (f == "row") {
+    p.view = detail::layout::contiguous(jet::shape{columns});
+    needed = columns;
+  } else if (f == "column") {
+    jet::shape column = s;
+    column[rank - 1] = 1;
+    p.view = detail::layout::contiguous(column);
+    needed = size_of_shape(column);
+  } else if (f == "single") {
+    p.view = detail::layout::contiguous(jet::shape{1});
+    needed = 1;
+  } else if (f == "transposed") {  // the transpose of a C-order array of the reversed shape
+    jet::shape reversed;
+    for (int d = rank - 1; d >= 0; --d) reversed.push_back(s[d]);
+    const detail::layout r = detail::layout::contiguous(reversed);
+    for (int d = 0; d < rank; ++d) p.view.strides[d] = r.strides[rank - 1 - d];
+  } else if (f == "strided") {  // every other column of an array twice as wide
+    for (int d = 0; d < rank; ++d) p.view.strides[d] *= 2;
+    needed = 2 * needed;
+  } else if (f == "reversed") {  // the columns in reverse order
+    p.view.strides[rank - 1] = -1;
+    p.first = std::max<std::int64_t>(columns - 1, 0);
+  } else if (f == "padded") {  // a window of an array one larger in every dimension: unaligned rows
+    jet::shape padded = s;
+    for (int d = 0; d < rank; ++d) padded[d] += 1;
+    p.view.strides = detail::layout::contiguous(padded).strides;
+    needed = size_of_shape(padded);
+  }
+  p.first += misalignment;
+  p.allocation = static_cast<std::size_t>(std::max<std::int64_t>(needed, 1) + misalignment);
+  return p;
+}
+
+inline constexpr const char* operand_forms[] = {"full", "full", "row", "column", "single", "transposed",
+                                                "strided", "reversed", "padded"};
+inline constexpr const char* output_forms[] = {"full", "full", "full", "transposed", "strided", "reversed", "padded"};
+
+/// An array operand: its dtype, placement and data (the whole allocation).
+struct random_operand {
+  dtype type;
+  placement where;
+  std::vector<long double> values;  // exact
+};
+
+/// Sizes around the vector width and the tile (threads x ilp x vec = 256 x vec elements: 256,
+/// 512 or 1024), and a few tiles.
+inline constexpr std::int64_t sizes_1d[] = {0,   1,   2,   3,   4,    5,    7,    8,    9,    15,   16,   17,   23,
+                                            31,  32,  33,  63,  64,   65,   127,  128,  129,  255,  256,  257,  511,
+                                            512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097};
+inline constexpr std::int64_t rows_2d[] = {1, 2, 3, 5, 8, 17, 23, 33, 64};
+inline constexpr std::int64_t columns_2d[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 23, 31, 32, 33, 64, 127, 128, 129, 255, 256, 257};
+
+/// The generator's limits (the issue's: depth at most 8 nodes from root to leaf, up to 6 distinct
+/// array operands); max_ops keeps every tree within the kernel's 32 input slots.
+struct expression_limits {
+  int max_depth = 8;
+  int max_distinct_inputs = 6;
+  int max_ops = 15;
+};
+
+/// One random expression, ready to evaluate: the description's parts, its operands and scalars,
+/// its output and where the output goes.
+struct random_expression {
+  std::uint64_t seed;
+  jet::shape shape;                        // of the output (the operands broadcast to it)
+  std::vector<detail::node> nodes;         // post-order; the last is the root
+  std::vector<dtype> input_types;          // per input slot
+  std::vector<std::uint8_t> slot_operand;  // per input slot: which operand it reads
+  std::vector<random_operand> operands;    // the distinct arrays (some may be read by no slot)
+  std::vector<dtype> scalar_types;
+  std::vector<detail::scalar_value> scalars;
+  std::vector<long double> scalar_values;  // the same, exact
+  std::array<std::uint16_t, 1> out_node{};
+  std::array<dtype, 1> out_type{dtype::float32};
+  placement output;
+  double special_rate = 0;
+
+  detail::kernel_desc desc() const {
+    return {nodes.data(),
+            static_cast<std::uint32_t>(nodes.size()),
+            static_cast<std::uint32_t>(input_types.size()),
+            static_cast<std::uint32_t>(scalars.size()),
+            input_types.data(),
+            0,
+            1,
+            out_node.data(),
+            out_type.data(),
+            nullptr,
+            0,
+            detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
+  }
+  /// How many nodes lie on the longest path from the root to a leaf.
+  int depth() const {
+    std::vector<int> d(nodes.size(), 1);
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (int k = 0; k < nodes[i].arity; ++k) d[i] = std::max(d[i], d[nodes[i].arg[k]] + 1);
+    return d.back();
+  }
+  /// The expression in C++ syntax, with its operands' dtypes, shapes and layouts, its scalars and
+  /// its output: what a failure prints.
+  std::string text() const;
+};
+
+namespace detail_random {
+
+inline std::string scalar_literal(dtype t, long double v) {
+  char buffer[64];
+  if (is_floating(t)) {
+    const char* suffix = t == dtype::float32 ? "f" : "";
+    if (std::isnan(v)) return t == dtype::float32 ? "std::nanf(\"\")" : "std::nan(\"\")";
+    if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + "std::numeric_limits<" + cpp_name(t) + ">::infinity()";
+    std::snprintf(buffer, sizeof buffer, "%.*Lg%s", t == dtype::float32 ? 9 : 17, v, suffix);
+    std::string s = buffer;
+    if (s.find_first_of(".eE") == std::string::npos) s.insert(s.size() - std::strlen(suffix), ".0");
+    return s;
+  }
+  if (t == dtype::boolean) return v != 0 ? "true" : "false";
+  std::snprintf(buffer, sizeof buffer, "%.0Lf", v);
+  return t == dtype::int64 ? "std::int64_t{" + std::string(buffer) + "}" : "std::int32_t{" + std::string(buffer) + "}";
+}
+
+inline std::string strides_text(const detail::layout& l) {
+  std::string s = "{";
+  for (int d = 0; d < l.extents.rank(); ++d) s += (d ? ", " : "") + std::to_string(l.strides[d]);
+  return s + "}";
+}
+
+inline std::string extents_text(const detail::layout& l) {
+  std::string s = "{";
+  for (int d = 0; d < l.extents.rank(); ++d) s += (d ? ", " : "") + std::to_string(l.extents[d]);
+  return s + "}";
+}
+
+inline std::string view_text(const char* name, dtype t, const placement& p) {
+  return "  jet::view<" + std::string(cpp_name(t)) + "> " + name + "(" + name + "_memory + " + std::to_string(p.first) +
+         ", " + extents_text(p.view) + ", " + strides_text(p.view) + ");  // " + p.form + ", " +
+         std::to_string(p.allocation) + " elements allocated\n";
+}
+
+}  // namespace detail_random
+
+inline std::string random_expression::text() const {
+  using namespace detail_random;
+  static const char* names[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+  std::string s = "  // shape " + shape.to_string() + ", special values in " +
+                  std::to_string(static_cast<int>(special_rate * 100)) + "% of the data\n";
+  for (std::size_t k = 0; k < operands.size(); ++k) s += view_text(names[k], operands[k].type, operands[k].where);
+  // describe() names slots in0.. and scalars s0..: name them as the declarations above do.
+  std::string e = detail::describe(desc());
+  for (dtype t : all_dtypes)
+    e = std::regex_replace(e, std::regex("cast<" + std::string(name(t)) + ">"), "jet::cast<" + std::string(cpp_name(t)) + ">");
+  std::string named;
+  const std::regex leaf("\\b(in|s)([0-9]+)\\b");
+  std::sregex_iterator it(e.begin(), e.end(), leaf), end;
+  std::size_t last = 0;
+  for (; it != end; ++it) {
+    const std::size_t slot = std::stoul((*it)[2]);
+    named += e.substr(last, it->position() - last);
+    named += (*it)[1] == "in" ? std::string(names[slot_operand[slot]]) : scalar_literal(scalar_types[slot], scalar_values[slot]);
+    last = it->position() + it->length();
+  }
+  named += e.substr(last);
+  s += view_text("out", out_type[0], output);
+  return s + "  out = " + named + ";  // using namespace jet; the expression is " + std::string(name(nodes.back().type)) + "\n";
+}
+
+/// The random expression of `seed`.
+inline random_expression make_random_expression(std::uint64_t seed, const expression_limits& limits = {}) {
+  chooser c(seed);
+  random_expression r;
+  r.seed = seed;
+  r.special_rate = c.pick(std::initializer_list<double>{0, 0, 0.02, 0.1, 0.3});
+
+  // The output's shape: 1-D, 2-D (mostly) or 3-D, sometimes empty.
+  const int rank = c.pick(std::initializer_list<int>{1, 2, 2, 2, 3});
+  if (rank == 1) r.shape = jet::shape{c.pick(sizes_1d)};
+  else if (rank == 2) r.shape = jet::shape{c.chance(0.03) ? 0 : c.pick(rows_2d), c.pick(columns_2d)};
+  else r.shape = jet::shape{c.pick(std::initializer_list<std::int64_t>{2, 3}), c.pick(std::initializer_list<std::int64_t>{1, 2, 5}),
+                           c.pick(std::initializer_list<std::int64_t>{1, 3, 8, 17})};
+
+  // The distinct array operands, each with its own dtype, placement, misalignment and data.
+  const std::size_t distinct = 1 + c.below(limits.max_distinct_inputs);
+  for (std::size_t k = 0; k < distinct; ++k) {
+    random_operand o;
+    o.type = c.pick(array_dtypes);
+    const std::int64_t per_vector = 16 / size_of(o.type);  // a misalignment is a whole number of elements
+    const std::int64_t misalignment = c.chance(0.5) ? 0 : 1 + static_cast<std::int64_t>(c.below(per_vector - 1));
+    o.where = make_placement(r.shape, c.pick(operand_forms), misalignment);
+    const bool positive = c.chance(0.4);
+    o.values.resize(o.where.allocation);
+    for (long double& v : o.values) v = random_value(o.type, c, r.special_rate, positive);
+    r.operands.push_back(std::move(o));
+  }
+
+  // The tree, in post-order: at depth d a leaf with probability 0.1 + 0.1 d, always at the
+  // deepest level or once max_ops ops are placed. An op has at least one operand that is not a
+  // C++ scalar, as in C++ (2 + 3 is not an expression).
+  int ops_placed = 0;
+  auto add_leaf = [&](bool allow_scalar) -> std::uint16_t {
+    detail::node n{};
+    if (allow_scalar && c.chance(0.2)) {
+      const dtype t = c.pick(std::initializer_list<dtype>{dtype::boolean, dtype::int32, dtype::int32, dtype::int64,
+                                                          dtype::float32, dtype::float32, dtype::float64});
+      const long double v = random_value(t, c, r.special_rate, c.chance(0.4));
+      detail::scalar_value sv;
+      std::memset(&sv, 0, sizeof sv);
+      with_cpp_type(t, [&](auto x) {
+        using T = decltype(x);
+        const T value = static_cast<T>(v);
+        std::memcpy(&sv, &value, sizeof value);
+      });
+      n = {detail::op_id::scalar, t};
+      n.arg[0] = static_cast<std::uint16_t>(r.scalars.size());
+      r.scalars.push_back(sv);
+      r.scalar_types.push_back(t);
+      r.scalar_values.push_back(v);
+    } else {
+      const std::uint8_t operand = static_cast<std::uint8_t>(c.below(distinct));
+      n = {detail::op_id::input, r.operands[operand].type};
+      n.arg[0] = static_cast<std::uint16_t>(r.input_types.size());
+      r.input_types.push_back(n.type);
+      r.slot_operand.push_back(operand);
+    }
+    r.nodes.push_back(n);
+    return static_cast<std::uint16_t>(r.nodes.size() - 1);
+  };
+  auto grow = [&](auto& self, int depth, bool allow_scalar) -> std::uint16_t {
+    const bool leaf = depth > 1 && (depth == limits.max_depth || ops_placed >= limits.max_ops || c.chance(0.1 + 0.1 * depth));
+    if (leaf) return add_leaf(allow_scalar);
+    ++ops_placed;
+    const op_entry& op = c.pick(op_table());
+    std::uint16_t args[3];
+    dtype in[3];
+    bool weak[3];
+    bool any_array = false;
+    for (int k = 0; k < op.arity; ++k) {
+      args[k] = self(self, depth + 1, any_array || k + 1 < op.arity);
+      in[k] = r.nodes[args[k]].type;
+      weak[k] = r.nodes[args[k]].op == detail::op_id::scalar;  // C++ scalars are weak (jet::promote)
+      any_array = any_array || !weak[k];
+    }
+    const dtype target = c.pick(all_dtypes);  // read by cast only
+    const detail::typing t = detail::resolve(op.rule, op.arity, in, weak, target);
+    detail::node n{op.id, t.result, static_cast<std::uint8_t>(op.arity)};
+    for (int k = 0; k < op.arity; ++k) {
+      n.arg_type[k] = t.args[k];
+      n.arg[k] = args[k];
+    }
+    r.nodes.push_back(n);
+    return static_cast<std::uint16_t>(r.nodes.size() - 1);
+  };
+  r.out_node[0] = grow(grow, 1, false);
+
+  // Stored in the expression's dtype (comparisons as int32, as arrays of bool do not exist yet),
+  // or converted on store into another.
+  const dtype root = r.nodes.back().type;
+  r.out_type[0] = c.chance(0.25) ? c.pick(array_dtypes) : root == dtype::boolean ? dtype::int32 : root;
+  const std::int64_t per_vector = 16 / size_of(r.out_type[0]);
+  r.output = make_placement(r.shape, c.pick(output_forms),
+                            c.chance(0.7) ? 0 : 1 + static_cast<std::int64_t>(c.below(per_vector - 1)));
+  return r;
+}
+
+/// The seed of case `index` of a run seeded `run_seed` (splitmix64: nearby indices give unrelated
+/// seeds).
+inline std::uint64_t case_seed(std::uint64_t run_seed, std::uint64_t index) {
+  std::uint64_t z = run_seed + 0x9E3779B97F4A7C15ull * (index + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace jet::test

@@ -1,0 +1,91 @@
+// A kernel description taken apart into one kernel per node: each array operand copied into a
+// contiguous array of the output's shape, then each op evaluated as a one-op description whose
+// result is stored in an array of its dtype (bool as int32: arrays of bool do not exist yet; 0 and
+// 1 convert back exactly). The fuzzer's judge compares a fused result with this one.
+#pragma once
+
+#include <jet/detail/kernel_desc.hpp>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace jet::test {
+
+/// The dtype an unfused step stores a node's value in.
+inline dtype stored_dtype(dtype t) { return t == dtype::boolean ? dtype::int32 : t; }
+
+/// One kernel of the unfused evaluation.
+struct unfused_step {
+  /// Where an input slot of the step reads: an input slot of the whole description (an operand
+  /// as the user passed it) or the array an earlier step stored a node's value in.
+  struct source {
+    bool original_slot;
+    unsigned index;  // the slot, or the node of the whole description
+  };
+  std::vector<detail::node> nodes;
+  std::vector<dtype> input_types;
+  std::vector<source> inputs;           // per input slot of the step
+  std::vector<unsigned> scalar_slots;   // per scalar slot of the step: the description's slot
+  std::array<std::uint16_t, 1> out_node{};
+  std::array<dtype, 1> out_type{dtype::float32};
+  unsigned stores;  // the node of the whole description whose value this step stores
+
+  detail::kernel_desc desc() const {
+    return {nodes.data(),      static_cast<std::uint32_t>(nodes.size()),  static_cast<std::uint32_t>(inputs.size()),
+            static_cast<std::uint32_t>(scalar_slots.size()), input_types.data(), 0, 1, out_node.data(), out_type.data(),
+            nullptr, 0, detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
+  }
+};
+
+/// The steps of description d (one output) in order; the last one stores the output, in its dtype.
+inline std::vector<unfused_step> unfused_steps(const detail::kernel_desc& d) {
+  std::vector<unfused_step> steps;
+  auto leaf = [](unfused_step& s, detail::op_id op, dtype t, std::uint16_t slot) {
+    detail::node n{op, t};
+    n.arg[0] = slot;
+    s.nodes.push_back(n);
+    return static_cast<std::uint16_t>(s.nodes.size() - 1);
+  };
+  auto read_array = [&](unfused_step& s, dtype t, unfused_step::source from) {
+    s.input_types.push_back(t);
+    s.inputs.push_back(from);
+    return leaf(s, detail::op_id::input, t, static_cast<std::uint16_t>(s.inputs.size() - 1));
+  };
+  auto finish = [&](unfused_step& s, unsigned stores, dtype out) {
+    s.out_node[0] = static_cast<std::uint16_t>(s.nodes.size() - 1);
+    s.out_type[0] = out;
+    s.stores = stores;
+    steps.push_back(std::move(s));
+  };
+  for (unsigned i = 0; i < d.node_count; ++i) {
+    const detail::node& n = d.nodes[i];
+    if (n.op == detail::op_id::scalar) continue;  // a kernel argument of the steps that use it
+    unfused_step s;
+    if (n.op == detail::op_id::input) {
+      read_array(s, n.type, {true, n.arg[0]});
+    } else {
+      detail::node op = n;
+      for (int k = 0; k < n.arity; ++k) {
+        const detail::node& a = d.nodes[n.arg[k]];
+        if (a.op == detail::op_id::scalar) {
+          s.scalar_slots.push_back(a.arg[0]);
+          op.arg[k] = leaf(s, detail::op_id::scalar, a.type, static_cast<std::uint16_t>(s.scalar_slots.size() - 1));
+        } else {
+          op.arg[k] = read_array(s, stored_dtype(a.type), {false, n.arg[k]});
+        }
+      }
+      s.nodes.push_back(op);
+    }
+    finish(s, i, stored_dtype(n.type));
+  }
+  const unsigned root = d.out_nodes[0];
+  if (stored_dtype(d.nodes[root].type) != d.out_types[0]) {  // stored into another dtype: one more conversion
+    unfused_step s;
+    read_array(s, stored_dtype(d.nodes[root].type), {false, root});
+    finish(s, root, d.out_types[0]);
+  }
+  return steps;
+}
+
+}  // namespace jet::test

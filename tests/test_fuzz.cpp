@@ -1,0 +1,365 @@
+// The fuzzer's parts that need no GPU: random expressions (reproducible, well typed, within the
+// limits, every op and dtype reached), their generated sources (NVRTC compiles every one for sm_90,
+// and each is made of jet's own words only), and the run-time host evaluation with its error bound.
+#include "support/catch.hpp"
+#include "support/host_evaluation.hpp"
+#include "support/operands.hpp"
+#include "support/random_expression.hpp"
+#include "support/reference.hpp"
+#include "support/unfused.hpp"
+
+#include "codegen.hpp"
+#include "compiler.hpp"
+
+#include <jet/jet.hpp>
+
+#include <atomic>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using jet::test::make_random_expression;
+using jet::test::random_expression;
+
+namespace {
+
+// A fixed run seed: CI compiles the same kernels every time.
+constexpr std::uint64_t cpu_run_seed = 20240611;
+
+std::vector<random_expression> random_expressions(std::size_t count) {
+  std::vector<random_expression> r;
+  for (std::size_t i = 0; i < count; ++i) r.push_back(make_random_expression(jet::test::case_seed(cpu_run_seed, i)));
+  return r;
+}
+
+// A random launch variant for d, as the planner could choose one: slots of one dtype sharing an
+// input, strided, broadcast and gathered accesses, the scalar path, 64-bit indices, aliasing.
+jet::detail::variant_key random_variant(const jet::detail::kernel_desc& d, jet::test::chooser& c) {
+  using jet::detail::access;
+  jet::detail::variant_key v;
+  v.rank = static_cast<std::uint8_t>(1 + c.below(3));
+  v.index32 = c.chance(0.8);
+  v.out_aliases_input = c.chance(0.1);
+  v.vec = static_cast<std::uint8_t>(c.chance(0.5) ? jet::detail::max_vector_width(d) : 1);
+  std::uint8_t distinct = 0;
+  for (unsigned k = 0; k < d.input_count; ++k) {
+    const unsigned earlier = static_cast<unsigned>(c.below(k + 1));
+    const bool share = earlier < k && d.input_types[earlier] == d.input_types[k] && c.chance(0.3);
+    v.unique_of[k] = share ? v.unique_of[earlier] : distinct++;
+  }
+  const std::vector<access> inputs = v.vec == 1 ? std::vector{access::linear, access::gather}
+                                     : v.rank == 1 ? std::vector{access::linear, access::broadcast}
+                                                   : std::vector{access::linear, access::unit, access::broadcast};
+  const std::vector<access> outputs = v.vec == 1 ? std::vector{access::linear, access::gather}
+                                      : v.rank == 1 ? std::vector{access::linear}
+                                                    : std::vector{access::linear, access::unit};
+  for (unsigned k = 0; k < distinct; ++k) v.input_access[k] = c.pick(inputs);
+  v.output_access[0] = c.pick(outputs);
+  return v;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Every word jet can write into a kernel: those of the code generator's string literals, of the op
+// table (its CUDA spellings and helpers, its tags as jet_<tag>) and of the dtypes' names.
+std::set<std::string> jet_vocabulary() {
+  std::set<std::string> words;
+  const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
+  auto add_words = [&](const std::string& text) {
+    for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it) words.insert(it->str());
+  };
+  const std::regex literal(R"__(R"cuda\(([\s\S]*?)\)cuda"|"((?:[^"\\\n]|\\.)*)")__");
+  for (const char* file : {"src/codegen.hpp", "src/codegen.cpp", "include/jet/ops.def", "include/jet/dtype.hpp"}) {
+    const std::string text = read_file(std::string(JET_SOURCE_DIR) + "/" + file);
+    for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) add_words(it->str());
+  }
+  for (const auto& op : jet::test::op_table()) {
+    words.insert(op.name);
+    words.insert(std::string("jet_") + op.name);
+  }
+  return words;
+}
+
+// What in `source` jet would not have written: words outside its vocabulary and the names it
+// numbers (t3, x0, in1, ...), string literals other than extern "C", preprocessor lines other than
+// #pragma unroll, characters outside printable ASCII.
+std::vector<std::string> foreign_tokens(const std::string& source, const std::set<std::string>& vocabulary) {
+  static const std::regex numbered("(t|x|s|in|out|is|os|o|v|r)[0-9]+");
+  static const std::regex token(R"__([A-Za-z_][A-Za-z0-9_]*|[0-9][0-9A-Za-z.]*|"[^"\n]*"|\S)__");
+  static const std::string punctuation = "{}()[]<>;:,.=+-*/%&|^!~?'";
+  std::vector<std::string> foreign;
+  std::istringstream lines(source);
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line[first] == '#' && !line.starts_with("#pragma unroll")) foreign.push_back(line);
+    for (std::sregex_iterator it(line.begin(), line.end(), token), end; it != end; ++it) {
+      const std::string t = it->str();
+      const unsigned char head = static_cast<unsigned char>(t[0]);
+      const bool known = std::isalpha(head) || head == '_' ? vocabulary.count(t) || std::regex_match(t, numbered)
+                         : std::isdigit(head)              ? true
+                         : head == '"'                     ? t == "\"C\""
+                         : head == '#'                     ? it->position() == static_cast<long>(first)
+                                                           : punctuation.find(t[0]) != std::string::npos;
+      if (!known) foreign.push_back(t);
+    }
+  }
+  return foreign;
+}
+
+}  // namespace
+
+TEST_CASE("random expressions: reproducible, well typed, within the limits, every op and dtype reached",
+          "[cpu][fuzz]") {
+  const std::size_t count = 2000;
+  const auto expressions = random_expressions(count);
+  std::map<jet::detail::op_id, std::size_t> trees_with_op;
+  std::set<jet::dtype> node_dtypes, input_dtypes, output_dtypes;
+  std::set<std::uint64_t> hashes;
+  std::set<std::string> forms;
+  std::size_t broadcast = 0, misaligned = 0, empty = 0;
+  for (const random_expression& r : expressions) {
+    const auto d = r.desc();
+    INFO("seed " << r.seed << "\n" << r.text());
+    CHECK(r.depth() <= 8);
+    CHECK(r.operands.size() <= 6);
+    CHECK(d.input_count >= 1);
+    CHECK(d.input_count <= jet::detail::max_inputs);
+    CHECK(d.scalar_count <= jet::detail::max_scalars);
+    CHECK(r.nodes.back().op != jet::detail::op_id::input);
+    std::set<jet::detail::op_id> ops;
+    for (const auto& n : r.nodes) {
+      node_dtypes.insert(n.type);
+      if (n.op == jet::detail::op_id::input || n.op == jet::detail::op_id::scalar) continue;
+      ops.insert(n.op);
+      // Typed as the templates type: resolve again from the operands.
+      const auto& op = jet::test::op_for(n.op);
+      jet::dtype in[3];
+      bool weak[3];
+      for (int k = 0; k < n.arity; ++k) {
+        in[k] = r.nodes[n.arg[k]].type;
+        weak[k] = r.nodes[n.arg[k]].op == jet::detail::op_id::scalar;
+      }
+      CHECK(n.arity == op.arity);
+      CHECK(std::find(weak, weak + n.arity, false) != weak + n.arity);  // an array operand at least
+      const auto t = jet::detail::resolve(op.rule, op.arity, in, weak, n.type);
+      CHECK(t.result == n.type);
+      CHECK(std::equal(t.args, t.args + n.arity, n.arg_type));
+    }
+    for (jet::detail::op_id op : ops) ++trees_with_op[op];
+    for (unsigned k = 0; k < d.input_count; ++k) input_dtypes.insert(d.input_types[k]);
+    output_dtypes.insert(r.out_type[0]);
+    hashes.insert(d.hash);
+    for (const auto& o : r.operands) {
+      forms.insert(o.where.form);
+      broadcast += o.where.view.extents.size() < r.shape.size();
+      misaligned += o.where.first % (16 / jet::size_of(o.type)) != 0;
+    }
+    empty += r.shape.size() == 0;
+  }
+  for (const auto& op : jet::test::op_table()) {
+    INFO(op.name << " is in " << trees_with_op[op.id] << " of " << count << " trees");
+    CHECK(trees_with_op[op.id] * 100 >= count);
+  }
+  CHECK(node_dtypes.size() == std::size(jet::test::all_dtypes));
+  CHECK(input_dtypes.size() == std::size(jet::test::array_dtypes));
+  CHECK(output_dtypes.size() == std::size(jet::test::array_dtypes));
+  CHECK(hashes.size() >= count * 9 / 10);  // small trees repeat
+  CHECK(forms.size() == std::set<std::string>(std::begin(jet::test::operand_forms), std::end(jet::test::operand_forms)).size());
+  CHECK(broadcast > count / 10);
+  CHECK(misaligned > count / 10);
+  CHECK(empty > 0);
+
+  const random_expression again = make_random_expression(expressions[7].seed);
+  CHECK(again.nodes == expressions[7].nodes);
+  CHECK(again.desc().hash == expressions[7].desc().hash);
+  CHECK(again.text() == expressions[7].text());
+  CHECK(again.operands[0].values == expressions[7].operands[0].values);
+}
+
+TEST_CASE("a random expression prints as C++ with its operands' dtypes, shapes and layouts", "[cpu][fuzz]") {
+  const random_expression r = make_random_expression(jet::test::case_seed(cpu_run_seed, 3));
+  const std::string text = r.text();
+  CAPTURE(text);
+  CHECK(text.find("jet::view<") != std::string::npos);
+  CHECK(text.find("out = ") != std::string::npos);
+  CHECK(text.find("in0") == std::string::npos);  // slots are named after their operands
+  CHECK(text.find("shape " + r.shape.to_string()) != std::string::npos);
+}
+
+TEST_CASE("every random kernel, fused and unfused, compiles for sm_90 and is made of jet's words only",
+          "[cpu][fuzz][compile]") {
+  const std::set<std::string> vocabulary = jet_vocabulary();
+  REQUIRE(vocabulary.count("jet_kernel"));
+  // 150 expressions, each in a random variant, and each distinct kernel of their unfused steps.
+  std::vector<std::pair<std::string, std::string>> kernels;  // source, what it came from
+  std::set<std::string> seen;
+  for (const random_expression& r : random_expressions(150)) {
+    jet::test::chooser c(r.seed);
+    const auto d = r.desc();
+    const std::string label = "seed " + std::to_string(r.seed) + "\n" + r.text();
+    kernels.emplace_back(jet::detail::generate_source(d, random_variant(d, c)), label);
+    for (const auto& step : jet::test::unfused_steps(d)) {
+      const auto sd = step.desc();
+      std::string source = jet::detail::generate_source(sd, jet::detail::default_variant(sd));
+      if (seen.insert(source).second) kernels.emplace_back(std::move(source), "an unfused step of " + label);
+    }
+  }
+  std::size_t foreign = 0;
+  for (const auto& [source, label] : kernels) {
+    const std::vector<std::string> tokens = foreign_tokens(source, vocabulary);
+    if (!tokens.empty() && foreign++ < 3) {
+      std::string list;
+      for (const std::string& t : tokens) list += " [" + t + "]";
+      FAIL_CHECK("not written by jet:" << list << "\nin the kernel of " << label << "\n" << source);
+    }
+  }
+  CHECK(foreign == 0);
+
+  // NVRTC in as many threads as there are cores (CI has 2).
+  std::atomic<std::size_t> next{0}, failed{0};
+  std::mutex report;
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < std::max(1u, std::thread::hardware_concurrency()); ++w)
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next++) < kernels.size();) {
+        try {
+          if (jet::detail::compile_to_cubin(kernels[i].first, 90, kernels[i].second).image.empty()) ++failed;
+        } catch (const std::exception& e) {
+          std::lock_guard lock(report);
+          if (failed++ < 3) std::printf("%s\n", e.what());
+        }
+      }
+    });
+  for (auto& t : pool) t.join();
+  INFO(kernels.size() << " kernels");
+  CHECK(failed == 0);
+  CHECK(kernels.size() > 150);
+}
+
+TEST_CASE("the run-time host evaluation agrees with the typed reference", "[cpu][fuzz][reference]") {
+  using jet::test::fake_view;
+  const std::size_t n = 64;
+  auto f = fake_view<float>(n, 0x10000);
+  auto d = fake_view<double>(n, 0x20000);
+  auto i = fake_view<std::int32_t>(n, 0x30000);
+  auto l = fake_view<std::int64_t>(n, 0x40000);
+  jet::test::chooser c(5);
+  jet::test::host_inputs h;
+  std::map<std::uintptr_t, std::vector<long double>> data;
+  auto fill = [&](auto view, jet::dtype t) {
+    using T = typename decltype(view)::value_type;
+    std::vector<T> values;
+    // Moderate values only: the typed reference keeps operands as double, exact below 2^53.
+    for (std::size_t k = 0; k < n; ++k) values.push_back(static_cast<T>(jet::test::random_value(t, c, 0, false)));
+    h.add(view.data(), values);
+    data[reinterpret_cast<std::uintptr_t>(view.data())].assign(values.begin(), values.end());
+  };
+  fill(f, jet::dtype::float32);
+  fill(d, jet::dtype::float64);
+  fill(i, jet::dtype::int32);
+  fill(l, jet::dtype::int64);
+  auto check = [&](const auto& e) {
+    using E = std::remove_cvref_t<decltype(e)>;
+    using bound = jet::detail::bound_one<jet::detail::stored_t<E>, E>;
+    const bound b(e);
+    const auto& desc = bound::kernel::desc;
+    long double scalars[jet::detail::max_scalars + 1];
+    for (unsigned k = 0; k < desc.scalar_count; ++k) {
+      const jet::detail::scalar_value v = b.values.scalar[k];
+      jet::dtype t{};
+      for (unsigned m = 0; m < desc.node_count; ++m)
+        if (desc.nodes[m].op == jet::detail::op_id::scalar && desc.nodes[m].arg[0] == k) t = desc.nodes[m].type;
+      scalars[k] = jet::test::with_cpp_type(t, [&](auto x) {
+        decltype(x) value;
+        std::memcpy(&value, &v, sizeof value);
+        return static_cast<long double>(value);
+      });
+    }
+    std::vector<jet::test::bounded> scratch;
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      auto input = [&](unsigned slot) {
+        return data[reinterpret_cast<std::uintptr_t>(b.values.input[slot])][k];
+      };
+      const auto got = jet::test::evaluate_element(desc, 0, input, scalars, scratch);
+      const long double want = jet::test::reference(e, k, h);
+      differ += !(got.value == want || (std::isnan(got.value) && std::isnan(want)));
+    }
+    INFO(jet::detail::describe(desc));
+    CHECK(differ == 0);
+  };
+  check(f + d);
+  check(i * 3 + l / 7 - i / (l + 1));
+  check(jet::where(i < l, f * 2.5f, d - 1.0));
+  check(jet::cast<std::int32_t>(f * 1e9f) + jet::cast<std::int64_t>(d));
+  check(jet::exp(i / 10) * jet::sqrt(jet::abs(f)) + jet::pow(jet::abs(d), f) - jet::tanh(l * 0.5));
+  check(jet::clamp(f, -1, 1) + jet::max(i, l) * jet::min(f, 2.0f) + jet::fma(f, d, i));
+  check(jet::sigmoid(-f) + jet::rsqrt(jet::abs(d) + 1) + jet::relu(i - 10) + jet::log(jet::abs(f) + 1.0f) +
+        jet::sin(d) * jet::cos(f));
+  check((f <= d) + (i == l) + (f != 0.5f) + (d >= 0) + (i > -3));
+}
+
+TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot determine", "[cpu][fuzz][reference]") {
+  using jet::detail::op_id;
+  using jet::dtype;
+  // in0 OP in1 for float32 inputs.
+  auto binary = [](op_id op, dtype result, long double a, long double b) {
+    const jet::detail::node nodes[] = {{op_id::input, dtype::float32, 0, {}, {0}},
+                                       {op_id::input, dtype::float32, 0, {}, {1}},
+                                       {op, result, 2, {dtype::float32, dtype::float32}, {0, 1}}};
+    const dtype inputs[] = {dtype::float32, dtype::float32};
+    const std::uint16_t out[] = {2};
+    const dtype out_types[] = {jet::test::stored_dtype(result)};
+    const jet::detail::kernel_desc d{nodes, 3, 2, 0, inputs, 0, 1, out, out_types, nullptr, 0, 0};
+    std::vector<jet::test::bounded> scratch;
+    const long double values[] = {a, b};
+    return jet::test::evaluate_element(d, 0, [&](unsigned slot) { return values[slot]; }, nullptr, scratch);
+  };
+  const auto product = binary(op_id::mul, dtype::float32, 3, 0.1f);
+  CHECK(product.value == 3 * static_cast<double>(0.1f));  // float64, not rounded to float32
+  CHECK(product.radius == Approx(8 * 0.3 * 0x1p-23).epsilon(0.1));
+  CHECK(binary(op_id::mul, dtype::float32, 3e38f, 2).radius == jet::test::unknown);  // overflows float32
+  CHECK(binary(op_id::less, dtype::boolean, 1, 2).radius == 0);
+  const auto nan = binary(op_id::add, dtype::float32, std::nanf(""), 1);
+  CHECK(std::isnan(nan.value));
+  CHECK(nan.radius == 0);  // NaN under every perturbation: determined
+  CHECK(binary(op_id::sub, dtype::float32, INFINITY, 1).radius == 0);
+}
+
+TEST_CASE("an evaluation in the nodes' own dtypes passes the fuzzer's judge", "[cpu][fuzz][reference]") {
+  // The host's float32 math in place of the GPU's: the bound must cover it, the NaNs must match.
+  std::size_t elements = 0, determined = 0, failed = 0;
+  std::vector<jet::test::bounded> scratch;
+  std::vector<long double> own;
+  for (const random_expression& r : random_expressions(600)) {
+    const auto d = r.desc();
+    for (std::size_t i = 0; i < r.shape.size(); ++i) {
+      auto input = [&](unsigned slot) {
+        const auto& o = r.operands[r.slot_operand[slot]];
+        return o.values[o.where.first + jet::test::offset_of(o.where.view, i, &r.shape)];
+      };
+      const auto ref = jet::test::evaluate_element(d, 0, input, r.scalar_values.data(), scratch);
+      const long double got = jet::test::evaluate_element_in_own_dtypes(d, 0, input, r.scalar_values.data(), own);
+      ++elements;
+      determined += ref.determined();
+      if (const char* wrong = jet::test::misjudged(r.out_type[0], ref, got, got); wrong && failed++ < 5)
+        FAIL_CHECK("seed " << r.seed << ", element " << i << ": " << wrong << ": reference " << static_cast<double>(ref.value)
+                           << " (bound " << ref.radius << "), in own dtypes " << static_cast<double>(got) << "\n"
+                           << r.text());
+    }
+  }
+  INFO(determined << " of " << elements << " elements determined");
+  CHECK(failed == 0);
+  CHECK(determined * 3 >= elements * 2);
+}

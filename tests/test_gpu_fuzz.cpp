@@ -1,0 +1,258 @@
+// On the GPU: differential fuzzing. At least 2,000 distinct random expressions (random operand
+// dtypes, shapes, broadcast and strided layouts, misalignments, scalars, output dtype and layout;
+// data with special values), each evaluated fused (its one kernel, through the core's plain
+// description: no template per expression) and unfused (one kernel per node, each result stored
+// in its dtype), and judged against the float64 host evaluation of the same description:
+//
+//   where the host evaluation determines an element (its error bound is finite):
+//     NaN in the reference  <=>  NaN fused  <=>  NaN unfused;
+//     otherwise |unfused - reference| <= bound  (each op agrees with its host reference), and
+//               |fused - reference| <= 2 |unfused - reference| + bound;
+//     integer results are exact.
+//   The bound (tests/support/host_evaluation.hpp) is the per-dtype floor: 8 ulps of each floating
+//   node's dtype, propagated through the ops.
+//   Elements outside the output's view keep their poison: nothing is written out of place.
+//
+// JET_TEST_SEED=<seed> replays a run, JET_FUZZ_CASE=<seed> one case (a failure prints both),
+// JET_FUZZ_EXPRESSIONS=<count> asks for another number of distinct expressions (coverage, every op
+// in at least 1% of the trees, is required from 1000 on).
+#include "support/catch.hpp"
+#include "support/gpu_check.hpp"
+#include "support/host_evaluation.hpp"
+#include "support/random_expression.hpp"
+#include "support/scratch.hpp"
+#include "support/unfused.hpp"
+
+#include <jet/jet.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+using jet::test::random_expression;
+
+namespace {
+
+// Device memory for one case, freed at the end of its scope.
+class device_memory {
+ public:
+  explicit device_memory(std::size_t bytes) : p_(jet::detail::device_alloc(bytes)), bytes_(bytes) {}
+  device_memory(device_memory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(o.bytes_) {}
+  device_memory(const device_memory&) = delete;
+  device_memory& operator=(const device_memory&) = delete;
+  ~device_memory() { jet::detail::device_free(p_); }
+  void* data() const { return p_; }
+  /// Element `index` of an array of elements of dtype t here.
+  void* at(jet::dtype t, std::int64_t index) const { return static_cast<char*>(p_) + index * jet::size_of(t); }
+  void upload(const std::vector<unsigned char>& bytes) const { jet::detail::copy_to_device(p_, bytes.data(), bytes.size()); }
+  std::vector<unsigned char> download() const {
+    std::vector<unsigned char> bytes(bytes_);
+    jet::detail::copy_to_host(bytes.data(), p_, bytes_);
+    return bytes;
+  }
+
+ private:
+  void* p_;
+  std::size_t bytes_;
+};
+
+std::vector<unsigned char> bytes_of(jet::dtype t, const std::vector<long double>& values) {
+  std::vector<unsigned char> bytes(values.size() * jet::size_of(t));
+  jet::test::with_cpp_type(t, [&](auto x) {
+    using T = decltype(x);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const T v = static_cast<T>(values[i]);  // exact: the values were drawn in dtype t
+      std::memcpy(&bytes[i * sizeof(T)], &v, sizeof(T));
+    }
+  });
+  return bytes;
+}
+
+long double value_at(jet::dtype t, const std::vector<unsigned char>& bytes, std::int64_t index) {
+  return jet::test::with_cpp_type(t, [&](auto x) {
+    decltype(x) v;
+    std::memcpy(&v, &bytes[index * sizeof v], sizeof v);
+    return static_cast<long double>(v);
+  });
+}
+
+// Bytes no correct kernel writes where they are: outputs start as this pattern.
+constexpr unsigned char poison_byte = 0xA5;
+
+struct case_outcome {
+  std::string failure;  // empty: passed
+  std::size_t elements = 0, determined = 0, launches = 0;
+};
+
+// Runs one case: uploads its operands, evaluates it fused and unfused, judges every element.
+case_outcome run_case(const random_expression& r) {
+  case_outcome outcome;
+  const jet::detail::kernel_desc d = r.desc();
+  const jet::dtype out_type = r.out_type[0];
+  std::vector<device_memory> operands;
+  for (const auto& o : r.operands) {
+    operands.emplace_back(o.where.allocation * jet::size_of(o.type));
+    operands.back().upload(bytes_of(o.type, o.values));
+  }
+  std::vector<const void*> inputs;
+  std::vector<jet::detail::layout> layouts;
+  for (unsigned slot = 0; slot < d.input_count; ++slot) {
+    const auto& o = r.operands[r.slot_operand[slot]];
+    inputs.push_back(operands[r.slot_operand[slot]].at(o.type, o.where.first));
+    layouts.push_back(o.where.view);
+  }
+  const std::size_t n = r.shape.size();
+  const std::size_t launches_before = jet::stats().launches;
+
+  // Fused: the whole description, one kernel, into the poisoned output's view.
+  const device_memory fused(r.output.allocation * jet::size_of(out_type));
+  fused.upload(std::vector<unsigned char>(r.output.allocation * jet::size_of(out_type), poison_byte));
+  {
+    void* out = fused.at(out_type, r.output.first);
+    jet::detail::kernel_slot slot;
+    jet::detail::evaluate({d, slot, &out, &r.output.view, inputs.data(), layouts.data(), r.scalars.data()});
+  }
+
+  // Unfused: one kernel per node, each into a contiguous array of the output's shape.
+  const std::vector<jet::test::unfused_step> steps = jet::test::unfused_steps(d);
+  const jet::detail::layout contiguous = jet::detail::layout::contiguous(r.shape);
+  std::vector<device_memory> stored;
+  std::vector<int> array_of_node(d.node_count, -1);
+  for (const auto& step : steps) {
+    const jet::detail::kernel_desc sd = step.desc();
+    std::vector<const void*> step_inputs;
+    std::vector<jet::detail::layout> step_layouts;
+    for (const auto& from : step.inputs) {
+      step_inputs.push_back(from.original_slot ? inputs[from.index] : stored[array_of_node[from.index]].data());
+      step_layouts.push_back(from.original_slot ? layouts[from.index] : contiguous);
+    }
+    std::vector<jet::detail::scalar_value> step_scalars;
+    for (unsigned slot : step.scalar_slots) step_scalars.push_back(r.scalars[slot]);
+    stored.emplace_back(std::max<std::size_t>(n, 1) * jet::size_of(step.out_type[0]));
+    if (array_of_node[step.stores] < 0) array_of_node[step.stores] = static_cast<int>(stored.size() - 1);
+    void* out = stored.back().data();
+    jet::detail::kernel_slot slot;
+    jet::detail::evaluate({sd, slot, &out, &contiguous, step_inputs.data(), step_layouts.data(), step_scalars.data()});
+  }
+  outcome.launches = jet::stats().launches - launches_before;  // other threads count too: summed, not compared
+  const std::vector<unsigned char> fused_bytes = fused.download(), unfused_bytes = stored.back().download();
+
+  // Judge every element against the host evaluation.
+  std::vector<jet::test::bounded> scratch;
+  std::vector<bool> written(r.output.allocation, false);
+  std::string bad;
+  std::size_t bad_count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto input = [&](unsigned slot) {
+      const auto& o = r.operands[r.slot_operand[slot]];
+      return o.values[o.where.first + jet::test::offset_of(o.where.view, i, &r.shape)];
+    };
+    const jet::test::bounded ref = jet::test::evaluate_element(d, 0, input, r.scalar_values.data(), scratch);
+    const std::int64_t at = r.output.first + jet::test::offset_of(r.output.view, i, &r.shape);
+    written[at] = true;
+    if (!ref.determined()) continue;
+    ++outcome.determined;
+    const long double f = value_at(out_type, fused_bytes, at), u = value_at(out_type, unfused_bytes, i);
+    const char* wrong = jet::test::misjudged(out_type, ref, f, u);
+    if (wrong && bad_count++ < 4) {
+      char line[320];
+      std::snprintf(line, sizeof line, "    element %zu: %s: reference %.17Lg (bound %.3g), fused %.17Lg, unfused %.17Lg\n", i,
+                    wrong, ref.value, ref.radius, f, u);
+      bad += line;
+    }
+  }
+  outcome.elements = n;
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    bool poisoned = true;
+    for (int b = 0; b < jet::size_of(out_type); ++b) poisoned = poisoned && fused_bytes[k * jet::size_of(out_type) + b] == poison_byte;
+    if (!written[k] && !poisoned && bad_count++ < 4) bad += "    allocation element " + std::to_string(k) + " outside the output's view was written\n";
+  }
+  if (bad_count) outcome.failure = std::to_string(bad_count) + " of " + std::to_string(n) + " elements wrong:\n" + bad;
+  return outcome;
+}
+
+std::uint64_t environment_number(const char* name, std::uint64_t otherwise) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 0) : otherwise;
+}
+
+}  // namespace
+
+TEST_CASE("fuzz: random expressions, fused and unfused, against the float64 host evaluation", "[gpu][fuzz][sanitize]") {
+  jet::test::restore_disk_cache restore;
+  jet::set_disk_cache(false);  // every kernel is new: storing them would only fill the cache
+  const std::uint64_t run_seed = jet::test::fresh_seed();
+  const std::uint64_t only_case = environment_number("JET_FUZZ_CASE", 0);
+  const std::size_t wanted = only_case ? 1 : environment_number("JET_FUZZ_EXPRESSIONS", 2000);
+
+  // The cases, in order, until `wanted` distinct expressions are among them.
+  std::vector<random_expression> cases;
+  std::set<std::uint64_t> distinct;
+  for (std::uint64_t index = 0; distinct.size() < wanted; ++index) {
+    cases.push_back(jet::test::make_random_expression(only_case ? only_case : jet::test::case_seed(run_seed, index)));
+    distinct.insert(cases.back().desc().hash);
+  }
+
+  // Cases run in parallel, one per core: kernels compile in parallel, as the GPU runs others.
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t launches_before = jet::stats().launches;
+  std::atomic<std::size_t> next{0}, failures{0}, elements{0}, determined{0}, launches{0};
+  std::mutex report;
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned w = 0; w < std::max(1u, std::thread::hardware_concurrency()); ++w)
+      workers.emplace_back([&] {
+        for (std::size_t i; (i = next++) < cases.size();) {
+          case_outcome outcome;
+          try {
+            outcome = run_case(cases[i]);
+          } catch (const std::exception& e) {
+            outcome.failure = std::string("threw: ") + e.what() + "\n";
+          }
+          elements += outcome.elements;
+          determined += outcome.determined;
+          launches += outcome.launches;
+          if (outcome.failure.empty()) continue;
+          std::lock_guard lock(report);
+          if (failures++ < 10)
+            std::printf("fuzz case %llu failed (replay: JET_FUZZ_CASE=%llu; run seed JET_TEST_SEED=%llu):\n%s%s\n",
+                        static_cast<unsigned long long>(cases[i].seed), static_cast<unsigned long long>(cases[i].seed),
+                        static_cast<unsigned long long>(run_seed), cases[i].text().c_str(), outcome.failure.c_str());
+        }
+      });
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  // Coverage: every op in at least 1% of the trees, every dtype as a node's.
+  std::map<jet::detail::op_id, std::size_t> trees_with_op;
+  std::set<jet::dtype> dtypes;
+  std::size_t expected_launches = 0;
+  for (const random_expression& r : cases) {
+    std::set<jet::detail::op_id> ops;
+    for (const auto& node : r.nodes) ops.insert(node.op), dtypes.insert(node.type);
+    for (jet::detail::op_id op : ops) ++trees_with_op[op];
+    if (r.shape.size()) expected_launches += 1 + jet::test::unfused_steps(r.desc()).size();
+  }
+  std::printf("fuzz: %zu cases, %zu distinct expressions, %zu elements (%.1f%% determined by the host evaluation), "
+              "%zu launches, %.1f s, %zu failed; run seed %llu\n",
+              cases.size(), distinct.size(), elements.load(), 100.0 * determined / std::max<std::size_t>(elements, 1),
+              launches.load(), seconds, failures.load(), static_cast<unsigned long long>(run_seed));
+  CHECK(failures == 0);
+  CHECK(distinct.size() >= wanted);
+  CHECK(jet::stats().launches - launches_before == expected_launches);  // fused: one kernel per expression
+  if (wanted < 1000) return;  // coverage means something for the full run (a quick run or one case may miss an op)
+  for (const auto& op : jet::test::op_table()) {
+    INFO(op.name << " is in " << trees_with_op[op.id] << " of " << cases.size() << " trees");
+    CHECK(trees_with_op[op.id] * 100 >= cases.size());
+  }
+  CHECK(dtypes.size() == std::size(jet::test::all_dtypes));
+  CHECK(determined * 2 >= elements);  // the judge judged most elements
+}
