@@ -328,7 +328,7 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
   };
   const auto product = binary(op_id::mul, dtype::float32, 3, 0.1f);
   CHECK(product.value == 3 * static_cast<double>(0.1f));  // float64, not rounded to float32
-  CHECK(product.radius == Approx(8 * 0.3 * 0x1p-23).epsilon(0.1));
+  CHECK(product.radius == Catch::Approx(8 * 0.3 * 0x1p-23).epsilon(0.1));
   CHECK(binary(op_id::mul, dtype::float32, 3e38f, 2).radius == jet::test::unknown);  // overflows float32
   CHECK(binary(op_id::less, dtype::boolean, 1, 2).radius == 0);
   const auto nan = binary(op_id::add, dtype::float32, std::nanf(""), 1);
