@@ -35,12 +35,29 @@ struct plan {
   bool output_needs_temporary[max_outputs]{};
 };
 
-void check_shapes(const evaluation& e, const jet::shape& s) {
+// The shape the kernel covers: the outputs' (all alike), to which the operands' broadcast shape
+// must broadcast, as NumPy's v[...] = expr does (an array assigned an expression of another shape
+// is reallocated to it before this).
+jet::shape index_space(const evaluation& e) {
   const kernel_desc& d = e.desc;
-  for (unsigned k = 0; k < d.out_count; ++k)
-    if (!(e.output_layouts[k].extents == s))
-      throw shape_error("jet: cannot assign `" + describe(d) + "` of shape " + s.to_string() +
-                        " to an output of shape " + e.output_layouts[k].extents.to_string());
+  const jet::shape s = broadcast_shape(d, e.input_layouts);
+  const jet::shape& out = e.output_layouts[0].extents;
+  bool fits = s.rank() <= out.rank();
+  for (int dim = 0; fits && dim < s.rank(); ++dim) {
+    const std::int64_t from = s[dim], to = out[dim + out.rank() - s.rank()];
+    fits = from == to || from == 1;
+  }
+  for (unsigned k = 1; k < d.out_count; ++k) fits = fits && e.output_layouts[k].extents == out;
+  if (!fits)
+    for (unsigned k = 0; k < d.out_count; ++k)
+      if (!(e.output_layouts[k].extents == s))
+        throw shape_error("jet: cannot assign `" + describe(d) + "` of shape " + s.to_string() +
+                          " to an output of shape " + e.output_layouts[k].extents.to_string());
+  return out;
+}
+
+void check_pointers(const evaluation& e, const jet::shape& s) {
+  const kernel_desc& d = e.desc;
   if (s.size() == 0) return;
   for (unsigned k = 0; k < d.input_count; ++k)
     if (!e.inputs[k] && !is_counter(d, k))
@@ -280,8 +297,8 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
 }  // namespace
 
 void evaluate(const evaluation& e) {
-  const jet::shape s = broadcast_shape(e.desc, e.input_layouts);
-  check_shapes(e, s);
+  const jet::shape s = index_space(e);
+  check_pointers(e, s);
   if (s.size() == 0) return;
   const plan p = make_plan(e, s);
   const kernel_desc& d = e.desc;

@@ -7,4 +7,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #else
 #include <catch2/catch.hpp>
+namespace Catch {
+using Detail::Approx;  // v3 spells it Catch::Approx
+}
 #endif
