@@ -13,6 +13,8 @@
 // nearly equal values, a NaN that appears under a perturbation).
 #pragma once
 
+#include "reference.hpp"  // by_dtype
+
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/ops.hpp>
 
@@ -189,13 +191,7 @@ inline const std::vector<long double>& probes(dtype t) {
                                          int32s = {smallest(dtype::int32), -1, 0, 1, largest(dtype::int32)},
                                          int64s = {smallest(dtype::int64), -1, 0, 1, largest(dtype::int64)},
                                          float32s = floating(float{}), float64s = floating(double{});
-  switch (t) {
-    case dtype::boolean: return booleans;
-    case dtype::int32: return int32s;
-    case dtype::int64: return int64s;
-    case dtype::float32: return float32s;
-    default: return float64s;
-  }
+  return by_dtype(t, booleans, int32s, int64s, float32s, float64s);
 }
 
 /// How far op node n may move from `value` as its operands move across their intervals: the

@@ -116,13 +116,7 @@ inline const std::vector<long double>& special_values(dtype t) {
   static const std::vector<long double> booleans = {0, 1}, int32s = integer(std::int32_t{}),
                                          int64s = integer(std::int64_t{}), float32s = floating(float{}),
                                          float64s = floating(double{});
-  switch (t) {
-    case dtype::boolean: return booleans;
-    case dtype::int32: return int32s;
-    case dtype::int64: return int64s;
-    case dtype::float32: return float32s;
-    default: return float64s;
-  }
+  return by_dtype(t, booleans, int32s, int64s, float32s, float64s);
 }
 
 /// One random element value of dtype t: special with probability special_rate, else moderate

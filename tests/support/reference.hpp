@@ -55,6 +55,19 @@ class host_inputs {
   std::map<std::uintptr_t, allocation> allocations_;
 };
 
+/// The one of five values that goes with dtype t (the fuzzer's dtypes: bool, int32, int64,
+/// float32, float64).
+template <class V>
+const V& by_dtype(dtype t, const V& boolean, const V& int32, const V& int64, const V& float32, const V& float64) {
+  switch (t) {
+    case dtype::boolean: return boolean;
+    case dtype::int32: return int32;
+    case dtype::int64: return int64;
+    case dtype::float32: return float32;
+    default: return float64;
+  }
+}
+
 /// Where element i (in C order) of an index space of shape `space` is in an operand of layout l,
 /// broadcast as NumPy does; `space` null means the operand's own shape.
 inline std::int64_t offset_of(const jet::detail::layout& l, std::size_t i, const jet::shape* space) {
