@@ -257,8 +257,10 @@ template <class... Targets> struct output_tie {
     const jet::shape s = b.shape();
     void* outputs[sizeof...(Targets)];
     detail::layout layouts[sizeof...(Targets)];
-    std::size_t k = 0;
-    std::apply([&](auto&... t) { (prepare(t, s, outputs[k], layouts[k++]), ...); }, targets);
+    std::apply([&](auto&... t) {
+      std::size_t k = 0;
+      ((prepare(t, s, outputs[k], layouts[k]), ++k), ...);  // the comma sequences each k
+    }, targets);
     b.evaluate_into(outputs, layouts);
     return *this;
   }
