@@ -3,16 +3,21 @@
 # included, the fuzzer among them), a few GPU tests under compute-sanitizer, the SASS check of the
 # vector path, the benchmarks (jet, hand-written CUDA, Thrust, the Python peers, kernel-shape
 # tuning), the report; a short table last.
-# Usage, from the repository root:  bash benchmarks/device_run.sh [--no-tests] [--no-bench]
-# Logs go to $OUT (the device tool's folder) or /tmp/jet-device.
+# Usage, from the repository root:
+#   bash benchmarks/device_run.sh [--no-tests] [--no-cpu-tests] [--no-bench] [--no-peers] [--quick-peers] [--tune]
+# Logs go to $OUT (the device tool's folder; at most 8 files come back) or /tmp/jet-device; the
+# rest stays in /tmp/jet-device-work.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/jet-device}
 work=/tmp/jet-device-work
 mkdir -p "$out" "$work/sass"
-run_tests=1 run_bench=1
+run_tests=1 run_cpu_tests=1 run_bench=1 run_peers=1 run_tune=0
 for arg in "$@"; do
-  case $arg in --no-tests) run_tests=0 ;; --no-bench) run_bench=0 ;; esac
+  case $arg in
+    --no-tests) run_tests=0 ;; --no-cpu-tests) run_cpu_tests=0 ;; --no-bench) run_bench=0 ;;
+    --no-peers) run_peers=0 ;; --quick-peers) export JET_BENCH_QUICK=1 ;; --tune) run_tune=1 ;;
+  esac
 done
 summary=()
 
@@ -21,20 +26,54 @@ echo "$gpu"
 if ! cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" 2>&1; then
   tail -40 "$work/configure.log"; exit 1
 fi
-if ! cmake --build build-device -j 16 >"$out/build.log" 2>&1; then
-  grep -m 30 -B2 -A8 "error" "$out/build.log"; exit 1
+if ! cmake --build build-device -j 16 >"$work/build.log" 2>&1; then
+  grep -m 30 -B2 -A8 "error" "$work/build.log"; exit 1
 fi
 
 if ((run_tests)); then
   # GPU tests one at a time, so that none competes for the device.
-  (cd build-device && ctest -L cpu -j 8 --output-on-failure >"$out/ctest-cpu.log" 2>&1)
+  if ((run_cpu_tests)); then
+    (cd build-device && ctest -L cpu -j 8 --output-on-failure >"$work/ctest-cpu.log" 2>&1)
+    grep -E "\*\*\*Failed" "$work/ctest-cpu.log"
+    summary+=("ctest cpu: $(grep -E 'tests passed' "$work/ctest-cpu.log")")
+  fi
   (cd build-device && ctest -L gpu --output-on-failure >"$out/ctest-gpu.log" 2>&1)
   grep -E "\*\*\*|random seed|element .* got" "$out/ctest-gpu.log" | head -20
-  summary+=("ctest cpu: $(grep -E 'tests passed' "$out/ctest-cpu.log")")
   summary+=("ctest gpu: $(grep -E 'tests passed' "$out/ctest-gpu.log")")
   # The fuzzer's one-line report (CTest keeps the output of passing tests in LastTest.log).
   summary+=("$(grep -h "^fuzz: " build-device/Testing/Temporary/LastTest.log | head -1)")
 
+fi
+
+# SASS: the full-tile path must use 128-bit loads and stores.
+build-device/benchmarks/jet_kernel_cubins "$work/sass" >"$work/sass/compile.txt"
+: >"$work/sass.txt"
+for f in "$work"/sass/*.cubin; do
+  name=$(basename "$f" .cubin)
+  cuobjdump --dump-sass "$f" >"$work/sass/$name.sass"
+  { echo "=== $name"; cat "$work/sass/$name.cu"; grep -E "LDG|STG|EXIT|BRA" "$work/sass/$name.sass"; } >>"$work/sass.txt"
+  widths=$(grep -oE "(LDG|STG)\.E[.A-Z0-9]*" "$work/sass/$name.sass" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+  summary+=("sass $name: $widths")
+done
+
+if ((run_bench)); then
+  build-device/benchmarks/jet_bench >"$out/jet_bench.txt" 2>&1
+  grep -E "MISMATCH|SKIP|cannot" "$out/jet_bench.txt"
+  if ((run_peers)); then
+    PYTHONUNBUFFERED=1 python3 benchmarks/peers.py >"$out/peers.txt" 2>&1
+    grep -E "SKIP|Error|error" "$out/peers.txt" | head -5
+  fi
+  python3 benchmarks/report.py "$out/report.md" "$out/jet_bench.txt" "$out/peers.txt" 2>&1 | tee "$work/report.txt"
+  if ((run_tune)); then  # kernel-shape tuning: jet alone at 2^20 and 2^28 under other threads,ilp shapes
+    for shape in 256,4 128,4 256,2 512,2; do
+      JET_KERNEL_SHAPE=$shape build-device/benchmarks/jet_bench --quick --jet-only --tag "$shape"
+    done >"$out/tune.txt" 2>&1
+    echo "--- tuning, float32 GB/s at 2^20 and 2^28 (jet's default shape is in the table above)"
+    grep float32 "$out/tune.txt" | grep -E "expr=(add|chain) " | awk '{printf "%-14s %-14s %-12s %s\n", $2, $3, $5, $7}'
+  fi
+fi
+
+if ((run_tests)); then
   # GPU sanitizers, under a minute: the GPU tests tagged [sanitize] (the fuzzer on a few
   # expressions, integer semantics, broadcasting, strided views) under memcheck and racecheck, and a
   # planted read past the end of an allocation that memcheck must report. Logs: $out/sanitize-*.log.
@@ -57,35 +96,6 @@ if ((run_tests)); then
   else
     summary+=("planted out-of-bounds read: NOT caught by memcheck ($planted)")
   fi
-fi
-
-# SASS: the full-tile path must use 128-bit loads and stores.
-build-device/benchmarks/jet_kernel_cubins "$work/sass" >"$work/sass/compile.txt"
-: >"$out/sass.txt"
-for f in "$work"/sass/*.cubin; do
-  name=$(basename "$f" .cubin)
-  cuobjdump --dump-sass "$f" >"$work/sass/$name.sass"
-  { echo "=== $name"; cat "$work/sass/$name.cu"; grep -E "LDG|STG|EXIT|BRA" "$work/sass/$name.sass"; } >>"$out/sass.txt"
-  widths=$(grep -oE "(LDG|STG)\.E[.A-Z0-9]*" "$work/sass/$name.sass" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
-  summary+=("sass $name: $widths")
-done
-
-if ((run_bench)); then
-  build-device/benchmarks/jet_bench >"$out/jet_bench.txt" 2>&1
-  grep -E "MISMATCH|SKIP|cannot" "$out/jet_bench.txt"
-  # Kernel-shape tuning: jet alone at 2^20 and 2^28 under other threads,ilp shapes.
-  for shape in 256,4 128,4; do
-    JET_KERNEL_SHAPE=$shape build-device/benchmarks/jet_bench --quick --jet-only --tag "$shape"
-  done >"$out/tune.txt" 2>&1
-  if [ -f benchmarks/peers.py ]; then
-    PYTHONUNBUFFERED=1 python3 benchmarks/peers.py >"$out/peers.txt" 2>&1
-    grep -E "SKIP|Error|error" "$out/peers.txt" | head -5
-  fi
-  if [ -f benchmarks/report.py ]; then
-    python3 benchmarks/report.py "$out/report.md" "$out/jet_bench.txt" "$out/peers.txt" 2>&1 | tee "$work/report.txt"
-  fi
-  echo "--- tuning, float32 GB/s at 2^20 and 2^28 (jet's default shape is in the table above)"
-  grep float32 "$out/tune.txt" | grep -E "expr=(add|chain) " | awk '{printf "%-14s %-14s %-12s %s\n", $2, $3, $5, $7}'
 fi
 
 echo

@@ -200,6 +200,19 @@ void layouts() {
   report("jet", "transpose_add", "float32", n, median_ms([&] { out = x.transpose() + y; }, 20), 3.0 * n * 4);
 }
 
+// relu(x + y) in bfloat16 at 2^28 elements: 16-bit storage, float32 arithmetic.
+void bfloat16_relu_add() {
+  const std::size_t n = std::size_t{1} << 28;
+  auto bf16 = [&](std::uint64_t seed) {
+    const std::vector<float> values = random_normal<float>(n, seed);
+    std::vector<jet::bfloat16> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = jet::bfloat16(values[i]);
+    return jet::from_host(h);
+  };
+  jet::array<jet::bfloat16> x = bf16(10), y = bf16(11), out(n);
+  report("jet", "relu_add", "bfloat16", n, median_ms([&] { out = jet::relu(x + y); }, 20), 3.0 * n * 2);
+}
+
 // Host time per evaluation at 1024 elements, back to back, one synchronization at the end; and the
 // same for a raw cuLaunchKernel of the very kernel jet launches.
 void overhead() {
@@ -296,6 +309,7 @@ int main(int argc, char** argv) {
     overhead();
     copy_ceiling();
     layouts();
+    bfloat16_relu_add();
   }
   bandwidth<float>(quick, jet_only);
   bandwidth<double>(quick, jet_only);

@@ -628,6 +628,22 @@ def layout_phase():
             skip("torch_compile", one_line(e), expr=expr, dtype="float32", n=n)
     del x, y, bias, o
     free_all()
+    # relu(x + y) in bfloat16 at 2^28 elements
+    x = torch.randn(n, device="cuda").to(torch.bfloat16)
+    y = torch.randn(n, device="cuda").to(torch.bfloat16)
+    o = torch.empty_like(x)
+    nbytes = 3 * n * 2
+    ms = time_ms(lambda: torch.clamp_min(torch.add(x, y), 0, out=o), 20)
+    out(f"RESULT impl=torch_eager expr=relu_add dtype=bfloat16 n={n} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+    try:
+        compiled = torch.compile(lambda a, b: torch.relu(a + b))
+        compiled(x, y)
+        ms = time_ms(lambda: compiled(x, y), 20)
+        out(f"RESULT impl=torch_compile expr=relu_add dtype=bfloat16 n={n} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+    except Exception as e:  # noqa: BLE001
+        skip("torch_compile", one_line(e), expr="relu_add", dtype="bfloat16", n=n)
+    del x, y, o
+    free_all()
 
 
 def main():

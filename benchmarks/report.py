@@ -19,7 +19,7 @@ import sys
 HEAD_N = 1 << 28
 NOT_PEERS = {"jet", "jet_unfused", "memcpy"}
 EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add"]
-DTYPE_ORDER = ["float32", "float64"]
+DTYPE_ORDER = ["float32", "float64", "bfloat16"]
 IMPL_ORDER = ["jet", "jet_unfused", "cuda_float4", "cuda_masked", "thrust", "torch_eager",
               "torch_compile", "triton", "cupy_elementwise", "cupy_fuse"]
 CUPY = ("cupy_elementwise", "cupy_fuse")

@@ -1,6 +1,9 @@
 #include "codegen.hpp"
 
+#include <jet/error.hpp>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,6 +23,7 @@ struct op_spelling {
 constexpr op_spelling spellings[] = {
     {"input", "", 0, ""},
     {"scalar", "", 0, ""},
+    {"counter", "", 0, ""},
 #define JET_OP1(tag, fn, rule, cuda, host) {#tag, #fn, 1, cuda},
 #define JET_OP2(tag, fn, rule, cuda, host) {#tag, #fn, 2, cuda},
 #define JET_OP3(tag, fn, rule, cuda, host) {#tag, #fn, 3, cuda},
@@ -27,9 +31,59 @@ constexpr op_spelling spellings[] = {
 #undef JET_OP1
 #undef JET_OP2
 #undef JET_OP3
+    {"user", "", 0, ""},
 };
 
 const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }
+
+// The CUDA type an element is stored as in memory, and the one it is held in inside jet_element.
+std::string storage_type(dtype t) { return std::string(cuda_name(t)); }
+std::string value_type(dtype t) { return std::string(cuda_name(compute_type(t))); }
+
+// 16-bit floats are stored as their bits and computed in float32: a load widens exactly, a store
+// rounds to nearest even. These few PTX conversions stand in for cuda_fp16.h and cuda_bf16.h,
+// which NVRTC compiles slowly and finds only on the toolkit's include path. cvt.rn.bf16.f32 needs
+// sm_80. A kernel carries the definitions of the 16-bit types it uses, and no others.
+struct float16_format {
+  dtype type;
+  std::string_view widen;  // the body of a function of unsigned short h returning its float
+  std::string_view round;  // the PTX instruction rounding f32 to the format
+};
+constexpr float16_format float16_formats[] = {
+    {dtype::float16, "float f;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n  return f;",
+     "cvt.rn.f16.f32"},
+    {dtype::bfloat16, "return __uint_as_float(static_cast<unsigned>(h) << 16);  // float32's upper half",
+     "cvt.rn.bf16.f32"},
+};
+
+bool stored_as_bits(dtype t) { return compute_type(t) != t; }
+
+std::string widen_function(dtype t) { return "jet_" + std::string(name(t)) + "_to_float"; }
+std::string round_function(dtype t) { return "jet_float_to_" + std::string(name(t)); }
+
+std::string conversion_functions(const float16_format& f) {
+  return "__device__ __forceinline__ float " + widen_function(f.type) + "(unsigned short h) {\n  " +
+         std::string(f.widen) + "\n}\n__device__ __forceinline__ unsigned short " +
+         round_function(f.type) + "(float f) {\n  unsigned short h;\n  asm(\"" + std::string(f.round) +
+         " %0, %1;\" : \"=h\"(h) : \"f\"(f));\n  return h;\n}\n";
+}
+
+// A value of the compute type as stored (rounded, for a 16-bit float; any other value converts
+// implicitly), and back.
+std::string rounded(dtype t, const std::string& value) {
+  return stored_as_bits(t) ? round_function(t) + "(" + value + ")" : value;
+}
+std::string widened(dtype t, const std::string& stored) {
+  return stored_as_bits(t) ? widen_function(t) + "(" + stored + ")" : stored;
+}
+
+bool uses_dtype(const kernel_desc& d, dtype t) {
+  for (unsigned k = 0; k < d.out_count; ++k)
+    if (d.out_types[k] == t) return true;
+  for (unsigned i = 0; i < d.node_count; ++i)
+    if (d.nodes[i].type == t) return true;
+  return false;
+}
 
 // The device helpers that the op table's CUDA spellings use (jet_convert among them).
 constexpr std::string_view op_helpers =
@@ -43,7 +97,6 @@ constexpr std::string_view op_helpers =
 #undef JET_OP3
     ;
 
-std::string cuda_type(dtype t) { return std::string(cuda_name(t)); }
 
 // One device function per op used, e.g.
 //   template <class A, class B> __device__ __forceinline__ auto jet_add(A a, B b) { return a + b; }
@@ -54,22 +107,24 @@ std::string op_function(const op_spelling& s) {
     tparams += std::string(k ? ", " : "") + "class " + std::string(types[k]);
     params += std::string(k ? ", " : "") + std::string(types[k]) + " " + std::string(names[k]);
   }
-  return "template <" + tparams + "> __device__ __forceinline__ auto jet_" + std::string(s.tag) + "(" + params +
-         ") { return " + std::string(s.cuda) + "; }\n";
+  // A spelling in braces is a function body (the op needs statements); otherwise an expression.
+  const std::string body = s.cuda.starts_with("{") ? std::string(s.cuda) : "{ return " + std::string(s.cuda) + "; }";
+  return "template <" + tparams + "> __device__ __forceinline__ auto jet_" + std::string(s.tag) + "(" + params + ") " +
+         body + "\n";
 }
 
 // The name under which a node's value is known inside jet_element.
 std::string value_name(const kernel_desc& d, const variant_key& v, unsigned index) {
   const node& n = d.nodes[index];
-  if (n.op == op_id::input) return "x" + std::to_string(v.unique_of[n.arg[0]]);
+  if (n.op == op_id::input || n.op == op_id::counter) return "x" + std::to_string(v.unique_of[n.arg[0]]);
   if (n.op == op_id::scalar) return "s" + std::to_string(n.arg[0]);
   return "t" + std::to_string(index);
 }
 
 std::string operand(const kernel_desc& d, const variant_key& v, const node& n, int k) {
   const std::string name = value_name(d, v, n.arg[k]);
-  if (d.nodes[n.arg[k]].type == n.arg_type[k]) return name;
-  return "static_cast<" + cuda_type(n.arg_type[k]) + ">(" + name + ")";
+  if (compute_type(d.nodes[n.arg[k]].type) == compute_type(n.arg_type[k])) return name;
+  return "static_cast<" + value_type(n.arg_type[k]) + ">(" + name + ")";
 }
 
 // The dtype of distinct input k.
@@ -100,10 +155,62 @@ const char* access_name(access a) {
   return names[static_cast<int>(a)];
 }
 
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// The C++ spellings a JET_FUNCTION's signature may use, all of which CUDA spells alike.
+bool is_parameter_type(std::string_view t) {
+  return t == "float" || t == "double" || t == "int" || t == "long" || t == "bool";
+}
+
+// `__device__ __forceinline__ R jet_user_<name>(params) { body }`, after checking every piece
+// of user text that goes into it: nothing but the body's statements reaches the kernel unchecked,
+// and the body cannot close the function early.
+std::string user_function_source(const user_function& f) {
+  const std::string who = std::string("jet: JET_FUNCTION `") + f.name + "`: ";
+  if (!is_identifier(f.name)) throw invalid_argument(who + "the name is not an identifier");
+  const std::string_view signature = f.signature;
+  const auto open = signature.find('('), close = signature.rfind(')');
+  if (open == std::string_view::npos || close != signature.size() - 1 || close < open)
+    throw invalid_argument(who + "signature `" + f.signature + "` is not of the form R(T a, ...)");
+  const std::string_view result = trim(signature.substr(0, open));
+  if (!is_parameter_type(result)) throw invalid_argument(who + "unsupported result type `" + std::string(result) + "`");
+  std::string params;
+  std::string_view rest = signature.substr(open + 1, close - open - 1);
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view param = trim(rest.substr(0, comma));
+    const auto space = param.find_last_of(" \t");
+    const std::string_view type = space == std::string_view::npos ? std::string_view() : trim(param.substr(0, space));
+    const std::string_view id = space == std::string_view::npos ? param : param.substr(space + 1);
+    if (!is_parameter_type(type)) throw invalid_argument(who + "parameter `" + std::string(param) + "` has no supported type");
+    if (!is_identifier(id)) throw invalid_argument(who + "parameter name `" + std::string(id) + "` is not an identifier");
+    params += (params.empty() ? "" : ", ") + std::string(type) + " " + std::string(id);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  int depth = 0;
+  for (const char c : std::string_view(f.body)) {
+    depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+    if (depth < 0) throw invalid_argument(who + "the body closes a brace it did not open");
+  }
+  if (depth != 0) throw invalid_argument(who + "the body leaves a brace open");
+  return "__device__ __forceinline__ " + std::string(result) + " jet_user_" + f.name + "(" + params + ") {\n" + f.body +
+         "\n}\n";
+}
+
 std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
   const node& n = d.nodes[index];
   if (n.op == op_id::input) return "in" + std::to_string(n.arg[0]);
   if (n.op == op_id::scalar) return "s" + std::to_string(n.arg[0]);
+  if (n.op == op_id::counter) return "counter" + std::to_string(n.arg[0]);
   const op_spelling& s = spelling(n.op);
   const bool infix = s.cpp.starts_with("operator");
   std::string args[3];
@@ -114,7 +221,7 @@ std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
     const std::string infix = args[0] + " " + symbol + " " + args[1];
     return top ? infix : "(" + infix + ")";
   }
-  std::string call(s.cpp);
+  std::string call = n.op == op_id::user ? std::string(d.functions[n.function]->name) : std::string(s.cpp);
   if (n.op == op_id::cast) call += "<" + std::string(name(n.type)) + ">";
   call += "(";
   for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + args[k];
@@ -181,8 +288,8 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   const bool indexed = uses_index_space(d, v);
   const std::string rank = number(v.rank);
   const std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
-  auto in_type = [&](unsigned k) { return cuda_type(distinct_type(d, v, k)); };
-  auto out_type = [&](unsigned k) { return cuda_type(d.out_types[k]); };
+  auto in_type = [&](unsigned k) { return storage_type(distinct_type(d, v, k)); };
+  auto out_type = [&](unsigned k) { return storage_type(d.out_types[k]); };
   auto vec_type = [](const std::string& t) { return "jet_vec<" + t + ", vec>"; };
   // An operand's element at the current index: i for linear access, else its strided offset.
   auto at = [](const std::string& pointer, const std::string& strides, bool linear) {
@@ -202,6 +309,8 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
          (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
          (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
   src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
+  for (const float16_format& f : float16_formats)
+    if (uses_dtype(d, f.type)) src += conversion_functions(f);
   if (indexed) {
     src += "template <int R> struct jet_strides { long long s[R]; };\n"
            "template <int R> struct jet_extents { unsigned long long e[R]; };\n"
@@ -222,25 +331,39 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += op_helpers;
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
-  for (std::size_t op = 2; op < std::size(spellings); ++op)
-    if (used[op]) src += op_function(spellings[op]);
+  for (std::size_t op = 0; op < std::size(spellings); ++op)
+    if (used[op] && !spellings[op].cuda.empty()) src += op_function(spellings[op]);  // leaves and user functions have none
+  for (unsigned k = 0; k < d.function_count; ++k) src += user_function_source(*d.functions[k]);
 
-  // The element function: one named temporary per node, then each output.
+  // The element function: stored values in, one named temporary per node, each output stored.
+  // A 16-bit input arrives as its bits (stored_xK) and is widened once.
+  auto input_name = [&](unsigned k) { return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + number(k); };
   std::string element_params = join(d.out_count, [&](unsigned k) { return out_type(k) + "& o" + number(k); });
-  for (unsigned k = 0; k < inputs; ++k) element_params += ", " + in_type(k) + " x" + number(k);
-  for (unsigned k = 0; k < d.scalar_count; ++k) element_params += ", " + cuda_type(scalar_type(d, k)) + " s" + number(k);
+  for (unsigned k = 0; k < inputs; ++k) element_params += ", " + in_type(k) + " " + input_name(k);
+  for (unsigned k = 0; k < d.scalar_count; ++k) element_params += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
   src += "\n__device__ __forceinline__ void jet_element(" + element_params + ") {\n";
+  for (unsigned k = 0; k < inputs; ++k)
+    if (stored_as_bits(distinct_type(d, v, k)))
+      src += "  const float x" + number(k) + " = " + widened(distinct_type(d, v, k), input_name(k)) + ";\n";
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
-    if (n.op == op_id::input || n.op == op_id::scalar) continue;
-    std::string call = "jet_" + std::string(spelling(n.op).tag) + "(";
+    if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter) continue;
+    const std::string function = n.op == op_id::user ? std::string("user_") + d.functions[n.function]->name
+                                                     : std::string(spelling(n.op).tag);
+    std::string call = "jet_" + function + "(";
     for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
-    src += "  const " + cuda_type(n.type) + " t" + number(i) + " = " + call + ");\n";
+    call += ")";
+    // Only a cast rounds to a 16-bit type inside an expression: other 16-bit nodes keep float32.
+    if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
+    src += "  const " + value_type(n.type) + " t" + number(i) + " = " + call + ";\n";
   }
   for (unsigned k = 0; k < d.out_count; ++k) {
+    // A 16-bit float is rounded from float32; any other conversion goes through jet_convert.
     const std::string value = value_name(d, v, d.out_nodes[k]);
     const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
-    src += "  o" + number(k) + " = " + (converts ? "jet_convert<" + out_type(k) + ">(" + value + ")" : value) + ";\n";
+    const std::string stored = stored_as_bits(d.out_types[k]) ? rounded(d.out_types[k], value)
+                               : converts ? "jet_convert<" + out_type(k) + ">(" + value + ")" : value;
+    src += "  o" + number(k) + " = " + stored + ";\n";
   }
   src += "}\n\n";
 
@@ -251,11 +374,16 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
     params += (k ? ", " : "") + out_type(k) + "*" + restrict_ + " out" + number(k);
     if (v.output_access[k] != access::linear) params += ", const jet_strides<" + rank + "> os" + number(k);
   }
+  auto counter_input = [&](unsigned k) {
+    unsigned slot = 0;
+    while (v.unique_of[slot] != k) ++slot;
+    return is_counter(d, slot);
+  };
   for (unsigned k = 0; k < inputs; ++k) {
-    params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
+    if (!counter_input(k)) params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
     if (v.input_access[k] != access::linear) params += ", const jet_strides<" + rank + "> is" + number(k);
   }
-  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + cuda_type(scalar_type(d, k)) + " s" + number(k);
+  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + value_type(scalar_type(d, k)) + " s" + number(k);
   params += ", const unsigned long long n";
   if (indexed) params += ", const jet_extents<" + rank + "> extents";
   const std::string unravel =
@@ -275,6 +403,12 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += unravel;
   for (unsigned k = 0; k < inputs; ++k) {
     const std::string kk = number(k), vt = vec_type(in_type(k)), offset = "jet_offset(idx, is" + kk + ")";
+    if (counter_input(k)) {  // the element indices themselves
+      const std::string first = v.input_access[k] == access::linear ? "(long long)i" : offset;
+      const std::string step = v.input_access[k] == access::broadcast ? "" : " + j";
+      src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = " + first + step + ";\n";
+      continue;
+    }
     switch (v.input_access[k]) {
       case access::linear: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + i);\n"; break;
       case access::unit: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + " + offset + ");\n"; break;
@@ -309,8 +443,10 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += unravel;
   src += "      jet_element(" +
          join(d.out_count, [&](unsigned k) { return at("out" + number(k), "os" + number(k), v.output_access[k] == access::linear); }) +
-         (inputs ? ", " : "") +
-         join(inputs, [&](unsigned k) { return at("in" + number(k), "is" + number(k), v.input_access[k] == access::linear); }) +
+         (inputs ? ", " : "") + join(inputs, [&](unsigned k) {
+           if (!counter_input(k)) return at("in" + number(k), "is" + number(k), v.input_access[k] == access::linear);
+           return v.input_access[k] == access::linear ? std::string("(long long)i") : "jet_offset(idx, is" + number(k) + ")";
+         }) +
          scalar_args + ");\n";
   src += "    }\n  }\n}\n";
   return src;

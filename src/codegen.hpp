@@ -35,6 +35,9 @@ variant_key default_variant(const kernel_desc& d);
 /// Number of distinct array inputs (kernel parameters) under a variant.
 unsigned distinct_inputs(const kernel_desc& d, const variant_key& v);
 
+/// Whether input slot k is a counter (jet::counter), which reads no memory.
+inline bool is_counter(const kernel_desc& d, unsigned slot) { return d.counter_slots >> slot & 1; }
+
 /// Whether any operand needs the multi-index (then the kernel takes the index space's extents).
 bool uses_index_space(const kernel_desc& d, const variant_key& v);
 

@@ -21,14 +21,16 @@ namespace {
 
 // What the kernel needs to know about the operands, beyond the variant: the index space after
 // merging dimensions, each operand's strides in it, and the distinct input pointers.
+// Only the first rank / distinct_count / out_count entries of the arrays are meaningful; they are
+// left uninitialized because this is built on every evaluation.
 struct plan {
   variant_key variant;
   std::size_t n = 0;
-  std::int64_t extents[max_rank]{};
-  std::int64_t input_strides[max_inputs][max_rank]{};   // per distinct input
-  std::int64_t output_strides[max_outputs][max_rank]{};
-  const void* distinct[max_inputs]{};
-  std::uint8_t distinct_slot[max_inputs]{};  // a slot of each distinct input
+  std::int64_t extents[max_rank];
+  std::int64_t input_strides[max_inputs][max_rank];  // per distinct input
+  std::int64_t output_strides[max_outputs][max_rank];
+  const void* distinct[max_inputs];
+  std::uint8_t distinct_slot[max_inputs];  // a slot of each distinct input
   unsigned distinct_count = 0;
   bool output_needs_temporary[max_outputs]{};
 };
@@ -41,7 +43,8 @@ void check_shapes(const evaluation& e, const jet::shape& s) {
                         " to an output of shape " + e.output_layouts[k].extents.to_string());
   if (s.size() == 0) return;
   for (unsigned k = 0; k < d.input_count; ++k)
-    if (!e.inputs[k]) throw invalid_argument("jet: operand in" + std::to_string(k) + " of `" + describe(d) + "` is null");
+    if (!e.inputs[k] && !is_counter(d, k))
+      throw invalid_argument("jet: operand in" + std::to_string(k) + " of `" + describe(d) + "` is null");
   for (unsigned k = 0; k < d.out_count; ++k)
     if (!e.outputs[k]) throw invalid_argument("jet: an output of `" + describe(d) + "` is null");
 }
@@ -81,17 +84,33 @@ access access_of(const std::int64_t* strides, const std::int64_t* extents, int r
   return access::gather;
 }
 
-plan make_plan(const evaluation& e, const jet::shape& s) {
+// Whether every operand is contiguous and of the output's shape (the common case): then the whole
+// evaluation is one linear dimension, and no strides need aligning or merging.
+bool all_contiguous(const evaluation& e, const jet::shape& s) {
+  for (unsigned k = 0; k < e.desc.out_count; ++k)
+    if (!(e.output_layouts[k].extents == s) || !e.output_layouts[k].is_contiguous()) return false;
+  for (unsigned k = 0; k < e.desc.input_count; ++k)
+    if (!(e.input_layouts[k].extents == s) || !e.input_layouts[k].is_contiguous()) return false;
+  return true;
+}
+
+plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   const kernel_desc& d = e.desc;
   plan p;
-  p.n = s.size();
+  p.n = output_shape.size();
+  const bool linear = all_contiguous(e, output_shape);
+  const jet::shape s = linear ? jet::shape::of_size(p.n) : output_shape;
   const int rank = s.rank();
+  auto strides_over_s = [&](const layout& l, std::int64_t* strides) {
+    if (linear) strides[0] = 1;
+    else align_strides(l, s, strides);
+  };
 
   // Every operand's strides over the output's dimensions; distinct inputs found by memory,
   // dtype and strides.
-  std::int64_t slot_strides[max_inputs][max_rank]{};
+  std::int64_t slot_strides[max_inputs][max_rank];
   for (unsigned k = 0; k < d.input_count; ++k) {
-    align_strides(e.input_layouts[k], s, slot_strides[k]);
+    strides_over_s(e.input_layouts[k], slot_strides[k]);
     unsigned same = p.distinct_count;
     for (unsigned j = 0; j < p.distinct_count && same == p.distinct_count; ++j) {
       const unsigned slot = p.distinct_slot[j];
@@ -106,8 +125,8 @@ plan make_plan(const evaluation& e, const jet::shape& s) {
     }
     p.variant.unique_of[k] = static_cast<std::uint8_t>(same);
   }
-  std::int64_t out_strides[max_outputs][max_rank]{};
-  for (unsigned k = 0; k < d.out_count; ++k) align_strides(e.output_layouts[k], s, out_strides[k]);
+  std::int64_t out_strides[max_outputs][max_rank];
+  for (unsigned k = 0; k < d.out_count; ++k) strides_over_s(e.output_layouts[k], out_strides[k]);
 
   // Merge each dimension into the next inner one where every operand steps through both as one:
   // contiguous operands then need no index arithmetic at all.
@@ -189,6 +208,7 @@ plan make_plan(const evaluation& e, const jet::shape& s) {
         throw invalid_argument("jet: two outputs of `" + describe(d) + "` overlap in memory");
     for (unsigned j = 0; j < p.distinct_count; ++j) {
       const unsigned slot = p.distinct_slot[j];
+      if (is_counter(d, slot)) continue;  // reads no memory
       const int in_size = size_of(d.input_types[slot]);
       const bool same_elements = p.distinct[j] == e.outputs[k] && in_size == out_size &&
                                  std::equal(p.input_strides[j], p.input_strides[j] + merged, p.output_strides[k]);
@@ -217,7 +237,7 @@ void launch(const evaluation& e, const plan& p) {
   const void* inputs[max_inputs];
   for (unsigned k = 0; k < p.distinct_count; ++k) {
     inputs[k] = p.distinct[k];
-    params[count++] = &inputs[k];
+    if (!is_counter(d, p.distinct_slot[k])) params[count++] = &inputs[k];
     if (v.input_access[k] != access::linear) params[count++] = const_cast<std::int64_t*>(p.input_strides[k]);
   }
   for (unsigned k = 0; k < d.scalar_count; ++k) params[count++] = const_cast<scalar_value*>(&e.scalars[k]);
@@ -248,8 +268,9 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
   std::call_once(made[static_cast<int>(t)], [&] {
     k.nodes[0] = node{op_id::input, t};
     k.types[0] = t;
-    k.desc = {k.nodes, 1, 1, 0, k.types, 1, k.roots, k.types,
-              hash_desc(std::array<node, 1>{k.nodes[0]}, std::array<std::uint16_t, 1>{0}, std::array<dtype, 1>{t})};
+    k.desc = {k.nodes, 1, 1, 0, k.types, 0, 1, k.roots, k.types, nullptr, 0,
+              hash_desc(std::array<node, 1>{k.nodes[0]}, std::array<std::uint16_t, 1>{0}, std::array<dtype, 1>{t},
+                        std::array<const user_function*, 0>{}, 0)};
   });
   void* outputs[] = {out};
   const void* inputs[] = {in};

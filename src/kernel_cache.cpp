@@ -9,6 +9,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -24,15 +25,24 @@ struct kernel_identity {
   std::uint32_t scalar_count;
   std::vector<std::uint16_t> out_nodes;
   std::vector<dtype> out_types;
+  std::vector<std::string> functions;  // each user function's name, signature and body
   variant_key variant;
   int device;
+
+  static std::vector<std::string> functions_of(const kernel_desc& d) {
+    std::vector<std::string> texts;
+    for (unsigned k = 0; k < d.function_count; ++k)
+      texts.push_back(std::string(d.functions[k]->name) + '\0' + d.functions[k]->signature + '\0' + d.functions[k]->body);
+    return texts;
+  }
 
   bool matches(const kernel_desc& d, const variant_key& v, int dev) const {
     return device == dev && scalar_count == d.scalar_count && variant == v &&
            std::equal(nodes.begin(), nodes.end(), d.nodes, d.nodes + d.node_count) &&
            std::equal(input_types.begin(), input_types.end(), d.input_types, d.input_types + d.input_count) &&
            std::equal(out_nodes.begin(), out_nodes.end(), d.out_nodes, d.out_nodes + d.out_count) &&
-           std::equal(out_types.begin(), out_types.end(), d.out_types, d.out_types + d.out_count);
+           std::equal(out_types.begin(), out_types.end(), d.out_types, d.out_types + d.out_count) &&
+           functions == functions_of(d);
   }
 };
 
@@ -57,6 +67,7 @@ struct global_cache {
                    d.scalar_count,
                    std::vector<std::uint16_t>(d.out_nodes, d.out_nodes + d.out_count),
                    std::vector<dtype>(d.out_types, d.out_types + d.out_count),
+                   kernel_identity::functions_of(d),
                    v,
                    device};
     return *entries.emplace(d.hash, std::move(e))->second;

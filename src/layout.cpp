@@ -95,6 +95,7 @@ jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs) {
   jet::shape result = inputs[0].extents;
   for (unsigned k = 1; k < desc.input_count; ++k) {
     const jet::shape& s = inputs[k].extents;
+    if (s == result) continue;  // the common case: nothing to broadcast
     jet::shape merged;
     const int rank = std::max(result.rank(), s.rank());
     for (int d = 0; d < rank; ++d) {

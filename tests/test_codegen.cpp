@@ -93,3 +93,60 @@ TEST_CASE("misaligned operands get the scalar variant", "[cpu][codegen]") {
   const auto shape = jet::detail::shape_of(v);
   CHECK(shape.tile() == shape.threads * shape.ilp);
 }
+
+TEST_CASE("float16 is stored as its bits, widened on load and rounded on store, with no header", "[cpu][codegen]") {
+  auto x = jet::test::fake_view<jet::float16>(8), y = jet::test::fake_view<jet::float16>(8);
+  const std::string src = jet::source(jet::relu(x * 2.0 + y));
+  CAPTURE(src);
+  CHECK(src.find("#include") == std::string::npos);
+  CHECK(src.find("__half") == std::string::npos);
+  CHECK(src.find("jet_kernel(unsigned short* __restrict__ out0, const unsigned short* __restrict__ in0, "
+                 "const unsigned short* __restrict__ in1, const double s0, const unsigned long long n)") !=
+        std::string::npos);
+  CHECK(count(src, "asm(\"cvt.f32.f16 %0, %1;\"") == 1);
+  CHECK(count(src, "asm(\"cvt.rn.f16.f32 %0, %1;\"") == 1);
+  CHECK(src.find("bfloat16") == std::string::npos);  // only the conversions the kernel uses
+  CHECK(src.find("const float x0 = jet_float16_to_float(stored_x0);") != std::string::npos);
+  CHECK(src.find("const float t2 = jet_mul(x0, static_cast<float>(s0));") != std::string::npos);  // float32 math
+  CHECK(src.find("const float t5 = jet_relu(t4);") != std::string::npos);
+  CHECK(src.find("o0 = jet_float_to_float16(t5);") != std::string::npos);
+  CHECK(src.find("vec = 8") != std::string::npos);  // 8 halves in 16 bytes
+  CHECK(src.find("jet_vec<unsigned short, vec> v0[ilp];") != std::string::npos);
+}
+
+TEST_CASE("bfloat16 widens by a shift and rounds by cvt.rn.bf16.f32, and a cast to it rounds in place", "[cpu][codegen]") {
+  auto b = jet::test::fake_view<jet::bfloat16>(8);
+  auto f = jet::test::fake_view<float>(8);
+  const std::string src = jet::source(jet::cast<jet::bfloat16>(f * f) + b);
+  CAPTURE(src);
+  CHECK(src.find("#include") == std::string::npos);
+  CHECK(src.find("return __uint_as_float(static_cast<unsigned>(h) << 16);") != std::string::npos);
+  CHECK(count(src, "asm(\"cvt.rn.bf16.f32 %0, %1;\"") == 1);
+  CHECK(src.find("cvt.rn.f16.f32") == std::string::npos);
+  CHECK(src.find("const float t3 = jet_bfloat16_to_float(jet_float_to_bfloat16(jet_cast(t2)));") != std::string::npos);
+  CHECK(src.find("const float t5 = jet_add(t3, x2);") != std::string::npos);  // no rounding but the cast's
+  CHECK(src.find("o0 = jet_float_to_bfloat16(t5);") != std::string::npos);
+  CHECK(src.find("vec = 4") != std::string::npos);  // the float operand sets the width
+}
+
+TEST_CASE("a kernel without 16-bit floats carries no conversions", "[cpu][codegen]") {
+  auto x = jet::test::fake_view<float>(8);
+  const std::string src = jet::source(jet::exp(x) + 1.f);
+  CHECK(src.find("asm(") == std::string::npos);
+  CHECK(src.find("unsigned short") == std::string::npos);
+}
+
+TEST_CASE("narrow integers compute in their own type: each node converts back, so arithmetic wraps", "[cpu][codegen]") {
+  auto a = jet::test::fake_view<std::int8_t>(8), b = jet::test::fake_view<std::int8_t>(8);
+  const std::string src = jet::source(a * b + 1);
+  CAPTURE(src);
+  CHECK(src.find("const signed char t2 = jet_mul(x0, x1);") != std::string::npos);
+  CHECK(src.find("const signed char t4 = jet_add(t2, static_cast<signed char>(s0));") != std::string::npos);
+  CHECK(src.find("vec = 16") != std::string::npos);
+  auto flags = jet::test::fake_view<bool>(8);
+  const std::string compare = jet::source(flags == (a < b));
+  CHECK(compare.find("jet_kernel(bool* __restrict__ out0, const bool* __restrict__ in0, const signed char* __restrict__ "
+                     "in1, const signed char* __restrict__ in2,") != std::string::npos);
+  auto u = jet::test::fake_view<std::uint32_t>(8);
+  CHECK(jet::source(u * 3u).find("const unsigned int s0") != std::string::npos);  // unsigned scalars
+}

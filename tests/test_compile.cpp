@@ -16,26 +16,52 @@ namespace {
 using jet::test::hopper;
 using jet::test::is_cubin;
 
-// The op applied to operands of type T (a cast goes to int64, so that it converts).
-template <class T> void compile_every_op() {
-  auto a = jet::test::fake_view<T>(), b = jet::test::fake_view<T>(), c = jet::test::fake_view<T>();
-  jet::ops::for_each_op([&](auto op) {
-    using Op = decltype(op);
-    const auto e = jet::test::apply_op<Op>(a, b, c);
-    INFO(Op::name << " on " << jet::name(jet::dtype_of<T>()));
-    const jet::compiled_kernel k = jet::compile(e, hopper);
-    CHECK(is_cubin(k));
-    CHECK(k.arch.value == 90);
-  });
+// Every op applied to operands of each type T (a cast goes to int64, so that it converts).
+template <class... T> void compile_every_op() {
+  const auto in_one_dtype = [](auto a, auto b, auto c) {
+    jet::ops::for_each_op([&](auto op) {
+      using Op = decltype(op);
+      const auto e = jet::test::apply_op<Op>(a, b, c);
+      INFO(Op::name << " on " << jet::name(a.dtype()));
+      const jet::compiled_kernel k = jet::compile(e, hopper);
+      CHECK(is_cubin(k));
+      CHECK(k.arch.value == 90);
+    });
+  };
+  (in_one_dtype(jet::test::fake_view<T>(), jet::test::fake_view<T>(), jet::test::fake_view<T>()), ...);
 }
 
 }  // namespace
 
 TEST_CASE("every op compiles for sm_90 with no GPU, in every dtype", "[cpu][compile]") {
-  compile_every_op<float>();
-  compile_every_op<double>();
-  compile_every_op<std::int32_t>();
-  compile_every_op<std::int64_t>();
+  compile_every_op<float, double, std::int32_t, std::int64_t>();
+  compile_every_op<jet::float16, jet::bfloat16, bool, std::int8_t, std::uint8_t, std::int16_t, std::uint32_t,
+                   std::uint64_t>();
+}
+
+TEST_CASE("16-bit floats and narrow integers compile in mixed expressions", "[cpu][compile]") {
+  auto h = jet::test::fake_view<jet::float16>();
+  auto bf = jet::test::fake_view<jet::bfloat16>();
+  auto f = jet::test::fake_view<float>();
+  auto i8 = jet::test::fake_view<std::int8_t>();
+  auto u64 = jet::test::fake_view<std::uint64_t>();
+  auto flags = jet::test::fake_view<bool>();
+  auto e1 = jet::where(flags, jet::sigmoid(h * 2.0) + bf, jet::cast<jet::float16>(f) - i8);
+  auto e2 = jet::cast<jet::bfloat16>(u64 * 3u + i8) * jet::exp(bf) < jet::abs(h);
+  for (const jet::compiled_kernel& k : {jet::compile(e1, hopper), jet::compile(e2, hopper)}) CHECK(is_cubin(k));
+}
+
+TEST_CASE("bfloat16 needs sm_80: older architectures fail with ptxas's reason", "[cpu][compile][errors]") {
+  auto bf = jet::test::fake_view<jet::bfloat16>();
+  CHECK(is_cubin(jet::compile(bf * bf, jet::arch{80})));
+  try {
+    jet::compile(bf * bf, jet::arch{75});
+    FAIL("no exception");
+  } catch (const jet::compile_error& e) {
+    CHECK(e.log.find("sm_80") != std::string::npos);
+  }
+  auto h = jet::test::fake_view<jet::float16>();
+  CHECK(is_cubin(jet::compile(h * h, jet::arch{75})));  // float16's conversions are older
 }
 
 TEST_CASE("deep mixed expressions compile", "[cpu][compile]") {

@@ -6,6 +6,7 @@
 #include <jet/jet.hpp>
 
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 namespace {
@@ -65,6 +66,131 @@ TEST_CASE("promotion follows the documented rules", "[cpu][expr][dtype]") {
   CHECK(type_of(jet::cast<float>(l)) == dtype::float32);
   CHECK(type_of(jet::clamp(i, 0, 1.5)) == dtype::float64);
   CHECK(type_of(jet::fma(f, d, 1)) == dtype::float64);
+}
+
+namespace promotion_table {
+using jet::dtype;
+constexpr dtype b = dtype::boolean, i8 = dtype::int8, u8 = dtype::uint8, i16 = dtype::int16, i32 = dtype::int32,
+                u32 = dtype::uint32, i64 = dtype::int64, u64 = dtype::uint64, f16 = dtype::float16,
+                bf16 = dtype::bfloat16, f32 = dtype::float32, f64 = dtype::float64;
+constexpr dtype order[] = {b, i8, u8, i16, i32, u32, i64, u64, f16, bf16, f32, f64};
+// README's table, row + column. NumPy 2's result_type, except where a floating type meets an
+// integer (the floating type wins as it is, as in PyTorch) and for bfloat16, which NumPy lacks.
+constexpr dtype expected[12][12] = {
+    //  b    i8    u8   i16   i32   u32   i64   u64   f16  bf16   f32   f64
+    {   b,   i8,   u8,  i16,  i32,  u32,  i64,  u64,  f16, bf16,  f32,  f64},  // b
+    {  i8,   i8,  i16,  i16,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64},  // i8
+    {  u8,  i16,   u8,  i16,  i32,  u32,  i64,  u64,  f16, bf16,  f32,  f64},  // u8
+    { i16,  i16,  i16,  i16,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64},  // i16
+    { i32,  i32,  i32,  i32,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64},  // i32
+    { u32,  i64,  u32,  i64,  i64,  u32,  i64,  u64,  f16, bf16,  f32,  f64},  // u32
+    { i64,  i64,  i64,  i64,  i64,  i64,  i64,  f64,  f16, bf16,  f32,  f64},  // i64
+    { u64,  f64,  u64,  f64,  f64,  u64,  f64,  u64,  f16, bf16,  f32,  f64},  // u64
+    { f16,  f16,  f16,  f16,  f16,  f16,  f16,  f16,  f16,  f32,  f32,  f64},  // f16
+    {bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16,  f32, bf16,  f32,  f64},  // bf16
+    { f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f64},  // f32
+    { f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64},  // f64
+};
+
+// The expression layer agrees: min(a, b) of views of every pair of element types (min only
+// promotes; arithmetic would turn bool into int32).
+template <class A, class... B> void check_row(int row) {
+  const auto a = jet::test::fake_view<A>(4);
+  int column = 0;
+  const auto check = [&](const auto& b) {
+    INFO("min(" << jet::name(order[row]) << ", " << jet::name(order[column]) << ")");
+    CHECK(type_of(jet::min(a, b)) == expected[row][column]);
+    ++column;
+  };
+  (check(jet::test::fake_view<B>(4)), ...);
+}
+template <class... T> void check_rows(std::tuple<T...>*) {
+  int row = 0;
+  (check_row<T, T...>(row++), ...);
+}
+}  // namespace promotion_table
+
+TEST_CASE("promotion of every pair of array dtypes follows the table", "[cpu][expr][dtype]") {
+  using namespace promotion_table;
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 12; ++c) {
+      INFO(jet::name(order[r]) << " with " << jet::name(order[c]));
+      CHECK(jet::promote(order[r], order[c]) == expected[r][c]);
+      CHECK(jet::promote(order[r], false, order[c], false) == expected[r][c]);
+    }
+  check_rows(static_cast<jet::detail::element_types*>(nullptr));
+}
+
+TEST_CASE("a C++ scalar stays weak in every dtype", "[cpu][expr][dtype]") {
+  using jet::dtype;
+  auto i8 = jet::test::fake_view<std::int8_t>(4);
+  auto u8 = jet::test::fake_view<std::uint8_t>(4);
+  auto u64 = jet::test::fake_view<std::uint64_t>(4);
+  auto h = jet::test::fake_view<jet::float16>(4);
+  auto bf = jet::test::fake_view<jet::bfloat16>(4);
+  auto flags = jet::test::fake_view<bool>(4);
+  CHECK(type_of(i8 + 1) == dtype::int8);  // an int never widens an int8 array
+  CHECK(type_of(i8 * 300L) == dtype::int8);
+  CHECK(type_of(i8 + 1u) == dtype::int8);
+  CHECK(type_of(u8 - 1) == dtype::uint8);
+  CHECK(type_of(u64 * -1) == dtype::uint64);
+  CHECK(type_of(i8 * 0.5f) == dtype::float32);  // a higher category: the scalar's C++ type
+  CHECK(type_of(i8 * 0.5) == dtype::float64);
+  CHECK(type_of(h * 2.0) == dtype::float16);  // a double scalar with a float16 array
+  CHECK(type_of(h + 1) == dtype::float16);
+  CHECK(type_of(bf * 2.0f) == dtype::bfloat16);
+  CHECK(type_of(jet::where(flags, h, 0.5)) == dtype::float16);
+  CHECK(type_of(jet::min(flags, true)) == dtype::boolean);
+  CHECK(type_of(jet::min(flags, 2)) == dtype::int32);
+  CHECK(type_of(jet::min(flags, 2u)) == dtype::uint32);
+  CHECK(type_of(jet::min(flags, 2ull)) == dtype::uint64);
+  CHECK(type_of(jet::min(flags, 2.0)) == dtype::float64);
+  CHECK(type_of(h + bf) == dtype::float32);
+  CHECK(type_of(h + jet::test::fake_view<float>(4)) == dtype::float32);
+  CHECK(type_of(i8 + h) == dtype::float16);
+  CHECK(type_of(jet::exp(h)) == dtype::float16);  // floating ops keep a floating type
+  CHECK(type_of(jet::exp(u8)) == dtype::float64);
+  CHECK(type_of(h < 1) == dtype::boolean);
+}
+
+TEST_CASE("C++ scalars take the dtype of their promoted C++ type", "[cpu][expr][dtype]") {
+  using jet::dtype;
+  STATIC_REQUIRE(jet::scalar_dtype_of<bool>() == dtype::boolean);
+  STATIC_REQUIRE(jet::scalar_dtype_of<char>() == dtype::int32);
+  STATIC_REQUIRE(jet::scalar_dtype_of<unsigned char>() == dtype::int32);  // as C++ promotes it
+  STATIC_REQUIRE(jet::scalar_dtype_of<short>() == dtype::int32);
+  STATIC_REQUIRE(jet::scalar_dtype_of<int>() == dtype::int32);
+  STATIC_REQUIRE(jet::scalar_dtype_of<unsigned>() == dtype::uint32);
+  STATIC_REQUIRE(jet::scalar_dtype_of<long>() == dtype::int64);
+  STATIC_REQUIRE(jet::scalar_dtype_of<long long>() == dtype::int64);
+  STATIC_REQUIRE(jet::scalar_dtype_of<unsigned long>() == dtype::uint64);
+  STATIC_REQUIRE(jet::scalar_dtype_of<unsigned long long>() == dtype::uint64);
+  STATIC_REQUIRE(jet::scalar_dtype_of<float>() == dtype::float32);
+  STATIC_REQUIRE(jet::scalar_dtype_of<double>() == dtype::float64);
+}
+
+TEST_CASE("every dtype names its C++ type, its CUDA storage and its size", "[cpu][expr][dtype]") {
+  using jet::dtype;
+  STATIC_REQUIRE(jet::dtype_of<jet::cpp_type<dtype::uint32>>() == dtype::uint32);
+  STATIC_REQUIRE(std::is_same_v<jet::cpp_type<dtype::float16>, jet::float16>);
+  STATIC_REQUIRE(std::is_same_v<jet::cpp_type<dtype::bfloat16>, jet::bfloat16>);
+  STATIC_REQUIRE(std::is_same_v<jet::cpp_type<dtype::int8>, std::int8_t>);
+  STATIC_REQUIRE(jet::is_element_type_v<bool>);
+  STATIC_REQUIRE(!jet::is_element_type_v<char>);  // neither int8_t nor uint8_t
+  STATIC_REQUIRE(!jet::is_element_type_v<long double>);
+  for (dtype d : promotion_table::order) {
+    INFO(jet::name(d));
+    CHECK(jet::size_of(d) == (d == dtype::boolean || d == dtype::int8 || d == dtype::uint8 ? 1
+                              : d == dtype::int16 || d == dtype::float16 || d == dtype::bfloat16 ? 2
+                              : d == dtype::int32 || d == dtype::uint32 || d == dtype::float32 ? 4
+                                                                                                  : 8));
+    CHECK(jet::compute_type(d) == (d == dtype::float16 || d == dtype::bfloat16 ? dtype::float32 : d));
+  }
+  CHECK(jet::name(dtype::bfloat16) == "bfloat16");
+  CHECK(jet::cuda_name(dtype::float16) == "unsigned short");  // stored as its bits
+  CHECK(jet::cuda_name(dtype::int8) == "signed char");        // never plain char, whose sign varies
+  CHECK(jet::cuda_name(dtype::uint64) == "unsigned long long");
+  STATIC_REQUIRE(std::is_same_v<decltype(jet::eval(jet::test::fake_view<float>() < 1.f)), jet::array<bool>>);
 }
 
 TEST_CASE("operands are converted to the operand dtype of their node", "[cpu][expr][dtype]") {

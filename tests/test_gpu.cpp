@@ -13,8 +13,12 @@
 
 #include <array>
 #include <atomic>
+#include <bit>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
+#include <random>
 #include <thread>
 #include <tuple>
 #include <cstdint>
@@ -30,7 +34,6 @@ using jet::test::random_vector;
 using jet::test::reference;
 using jet::test::check_against_reference;
 using jet::test::fresh_seed;
-using jet::test::stored_t;
 
 namespace {
 
@@ -39,21 +42,36 @@ struct domain {
   bool zero_one = false;  // a condition: 0 or 1
 };
 
-// Operand ranges where an op is defined and well conditioned.
-std::array<domain, 3> domains_for(jet::detail::op_id op, bool integer) {
+// Operand ranges where the ops are defined and well conditioned, per kind of operand type.
+struct ranges {
+  domain any, positive, divisor, pow_base, pow_exponent, exp_argument, clamp_low, clamp_high;
+};
+constexpr ranges floating_ranges{{-4, 4}, {0.1, 10}, {0.5, 2}, {0.5, 2}, {-3, 3}, {-4, 4}, {-2, -0.5}, {0.5, 2}};
+constexpr ranges signed_ranges{{-50, 50}, {1, 50}, {1, 20}, {1, 5}, {-3, 3}, {-20, 20}, {-20, -1}, {1, 20}};
+constexpr ranges unsigned_ranges{{0, 100}, {1, 50}, {1, 20}, {1, 5}, {0, 3}, {0, 20}, {0, 20}, {21, 50}};
+constexpr ranges bool_ranges{{0, 1}, {1, 1}, {1, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 0}, {1, 1}};
+
+template <class T> constexpr const ranges& ranges_for() {
+  if constexpr (std::is_same_v<T, bool>) return bool_ranges;
+  else if constexpr (std::is_unsigned_v<T>) return unsigned_ranges;
+  else if constexpr (std::is_integral_v<T>) return signed_ranges;
+  else return floating_ranges;
+}
+
+// Each operand's range for op on operands of type T.
+template <class T> std::array<domain, 3> domains_for(jet::detail::op_id op) {
   using jet::detail::op_id;
-  const domain any = integer ? domain{-50, 50} : domain{-4, 4};
-  const domain positive = integer ? domain{1, 50} : domain{0.1, 10};
+  const ranges& r = ranges_for<T>();
   switch (op) {
     case op_id::log:
     case op_id::sqrt:
-    case op_id::rsqrt: return {positive, any, any};
-    case op_id::pow: return {integer ? domain{1, 5} : domain{0.5, 2}, domain{-3, 3}, any};
-    case op_id::div: return {any, integer ? domain{1, 20} : domain{0.5, 2}, any};
-    case op_id::exp: return {integer ? domain{-20, 20} : any, any, any};
-    case op_id::where: return {domain{0, 1, true}, any, any};
-    case op_id::clamp: return {any, integer ? domain{-20, -1} : domain{-2, -0.5}, integer ? domain{1, 20} : domain{0.5, 2}};
-    default: return {any, any, any};
+    case op_id::rsqrt: return {r.positive, r.any, r.any};
+    case op_id::pow: return {r.pow_base, r.pow_exponent, r.any};
+    case op_id::div: return {r.any, r.divisor, r.any};
+    case op_id::exp: return {r.exp_argument, r.any, r.any};
+    case op_id::where: return {domain{0, 1, true}, r.any, r.any};
+    case op_id::clamp: return {r.any, r.clamp_low, r.clamp_high};
+    default: return {r.any, r.any, r.any};
   }
 }
 
@@ -72,8 +90,7 @@ template <class T> class operand_pool {
     auto [it, made] = arrays_.try_emplace(std::make_tuple(d.lo, d.hi, d.zero_one, position));
     if (made) {
       const std::vector<T> values = operand_values<T>(d, n_, fresh_seed() + 7 * position + 1000 * arrays_.size() + n_);
-      it->second = jet::from_host(values);
-      h.add(it->second.data(), values);
+      it->second = h.upload(values);
     }
     return it->second;
   }
@@ -86,14 +103,17 @@ template <class T> class operand_pool {
 template <class T> void check_every_op(std::size_t n) {
   operand_pool<T> pool(n);
   host_inputs h;
+  // Results computed in float32 (from float32 or 16-bit operands) may be off by a few float32 ulp
+  // of the operands near zero; a 16-bit subnormal result by half of 2^-24.
+  const double atol = jet::compute_type(jet::dtype_of<T>()) == jet::dtype::float32 ? 1e-6 : 1e-14;
   jet::ops::for_each_op([&](auto op) {
     using Op = decltype(op);
-    const auto domains = domains_for(Op::id, std::is_integral_v<T>);
+    const auto domains = domains_for<T>(Op::id);
     const auto e = jet::test::apply_op<Op>(pool.get(domains[0], 0, h), pool.get(domains[1], 1, h),
                                           pool.get(domains[2], 2, h));
     INFO(Op::name << " on " << jet::name(jet::dtype_of<T>()) << ", n = " << n);
     const auto before = jet::stats().launches;
-    CHECK(check_against_reference(e, n, h, std::is_same_v<T, float> ? 1e-6 : 1e-14) == 0);
+    CHECK(check_against_reference(e, n, h, atol) == 0);
     CHECK(jet::stats().launches - before == (n ? 1u : 0u));
   });
 }
@@ -140,6 +160,22 @@ TEST_CASE("every op matches the host reference at every size", "[gpu][ops]") {
   }
 }
 
+TEST_CASE("every op matches the host reference in the 16-bit, narrow and unsigned dtypes", "[gpu][ops]") {
+  // Tiles are 4096 elements of 1 byte, 2048 of 2, 1024 of 4 and 512 of 8: these sizes take the
+  // masked tail alone, full tiles and a tail, and many tiles, for each.
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{1025}, std::size_t{2 * 4096 + 5},
+                        std::size_t{(1 << 20) + 3}}) {
+    check_every_op<jet::float16>(n);
+    check_every_op<jet::bfloat16>(n);
+    check_every_op<bool>(n);
+    check_every_op<std::int8_t>(n);
+    check_every_op<std::uint8_t>(n);
+    check_every_op<std::int16_t>(n);
+    check_every_op<std::uint32_t>(n);
+    check_every_op<std::uint64_t>(n);
+  }
+}
+
 TEST_CASE("every op matches the host reference at 2^26 elements", "[gpu][ops][large]") {
   check_every_op<float>(std::size_t{1} << 26);
 }
@@ -147,10 +183,8 @@ TEST_CASE("every op matches the host reference at 2^26 elements", "[gpu][ops][la
 TEST_CASE("the README's expressions are one kernel each and correct", "[gpu][fusion]") {
   const std::size_t n = (1 << 20) + 3;
   const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 1), hy = random_vector<float>(n, -3, 3, fresh_seed() + 2);
-  jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
   host_inputs h;
-  h.add(x.data(), hx);
-  h.add(y.data(), hy);
+  const jet::array<float> x = h.upload(hx), y = h.upload(hy);
   const auto before = jet::stats().launches;
   CHECK(check_against_reference(x + y, n, h) == 0);
   CHECK(check_against_reference(jet::relu(x + y), n, h) == 0);
@@ -165,15 +199,11 @@ TEST_CASE("mixed dtypes convert as the rules say", "[gpu][dtype]") {
   const auto hd = random_vector<double>(n, -10, 10, fresh_seed() + 4);
   const auto hi = random_vector<std::int32_t>(n, -1000, 1000, fresh_seed() + 5);
   const auto hl = random_vector<std::int64_t>(n, -100000, 100000, fresh_seed() + 6);
-  jet::array<float> f = jet::from_host(hf);
-  jet::array<double> d = jet::from_host(hd);
-  jet::array<std::int32_t> i = jet::from_host(hi);
-  jet::array<std::int64_t> l = jet::from_host(hl);
   host_inputs h;
-  h.add(f.data(), hf);
-  h.add(d.data(), hd);
-  h.add(i.data(), hi);
-  h.add(l.data(), hl);
+  const jet::array<float> f = h.upload(hf);
+  const jet::array<double> d = h.upload(hd);
+  const jet::array<std::int32_t> i = h.upload(hi);
+  const jet::array<std::int64_t> l = h.upload(hl);
   CHECK(check_against_reference(f + d, n, h) == 0);
   CHECK(check_against_reference(i * 3 + l, n, h) == 0);
   CHECK(check_against_reference(i / 7 - l / 3, n, h) == 0);  // integer division truncates
@@ -184,6 +214,167 @@ TEST_CASE("mixed dtypes convert as the rules say", "[gpu][dtype]") {
   CHECK(check_against_reference<float>(d * 3.0, n, h) == 0);  // stored narrower than computed
   auto e = jet::eval(i + l);
   STATIC_REQUIRE(std::is_same_v<decltype(e), jet::array<std::int64_t>>);
+}
+
+TEST_CASE("16-bit floats mix with other dtypes and keep float32 inside an expression", "[gpu][dtype][half]") {
+  const std::size_t n = 100003;
+  const auto hh = random_vector<jet::float16>(n, -10, 10, fresh_seed() + 14);
+  const auto hb = random_vector<jet::bfloat16>(n, -10, 10, fresh_seed() + 15);
+  const auto hf = random_vector<float>(n, -10, 10, fresh_seed() + 16);
+  const auto hi = random_vector<std::int8_t>(n, -100, 100, fresh_seed() + 17);
+  host_inputs in;
+  jet::array<jet::float16> h = in.upload(hh);
+  const jet::array<jet::bfloat16> b = in.upload(hb);
+  const jet::array<float> f = in.upload(hf);
+  const jet::array<std::int8_t> i = in.upload(hi);
+  const double subnormal = static_cast<float>(std::numeric_limits<jet::float16>::denorm_min());
+  CHECK(check_against_reference(h + f, n, in) == 0);                  // float32
+  CHECK(check_against_reference(h * b, n, in) == 0);                  // float32, and exact
+  CHECK(check_against_reference(h * 2.0, n, in) == 0);                // float16: the double scalar is weak
+  CHECK(check_against_reference(i + h, n, in, subnormal) == 0);       // float16
+  CHECK(check_against_reference(jet::sqrt(jet::abs(b)) + b, n, in) == 0);  // bfloat16
+  CHECK(check_against_reference(jet::where(h < f, h, b), n, in) == 0);
+  CHECK(check_against_reference<jet::float16>(f * 3.f, n, in, subnormal) == 0);  // rounded on store
+  CHECK(check_against_reference<jet::bfloat16>(f - h, n, in) == 0);
+  STATIC_REQUIRE(std::is_same_v<decltype(jet::eval(h - i)), jet::array<jet::float16>>);
+
+  // Inside an expression a float16 node holds float32 (h * h is exact there); a cast rounds.
+  const std::vector<float> product = jet::array<float>(h * h).to_host();
+  const std::vector<float> cast_twice = jet::array<float>(jet::cast<jet::float16>(f) * 2.f).to_host();
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    bad += product[k] != static_cast<float>(hh[k]) * static_cast<float>(hh[k]);
+    bad += cast_twice[k] != static_cast<float>(jet::float16(hf[k])) * 2.f;
+  }
+  CHECK(bad == 0);
+
+  // A view one element off is misaligned for 16-byte vectors: the scalar path.
+  const jet::view<jet::float16> tail(h.data() + 1, n - 1);
+  const std::vector<jet::float16> doubled = jet::array<jet::float16>(tail * 2.f).to_host();
+  bad = 0;
+  for (std::size_t k = 0; k + 1 < n; ++k) bad += doubled[k].bits != jet::float16(2.f * static_cast<float>(hh[k + 1])).bits;
+  CHECK(bad == 0);
+}
+
+namespace {
+
+// Floats that probe a 16-bit format's rounding: every pattern's value, each finite pattern's
+// midpoint to the next one away from zero (the largest's: half an ulp above it) and the floats on
+// either side of that midpoint, then random floats of any pattern.
+template <class H> std::vector<float> rounding_probes(std::uint64_t seed) {
+  std::vector<float> probes;
+  const std::uint16_t largest = std::numeric_limits<H>::max().bits;
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) {
+    const auto bits = static_cast<std::uint16_t>(b);
+    const double value = static_cast<float>(H::from_bits(bits));
+    probes.push_back(static_cast<float>(value));
+    const std::uint16_t magnitude = bits & 0x7fff;
+    if (magnitude > largest) continue;  // infinity, NaN
+    const double next = magnitude < largest ? static_cast<double>(static_cast<float>(H::from_bits(bits + 1)))
+                                            : 2 * value - static_cast<float>(H::from_bits(bits - 1));
+    const auto mid = static_cast<float>((value + next) / 2);  // exact: one bit more than the format
+    probes.insert(probes.end(), {mid, std::nextafter(mid, 0.f), std::nextafter(mid, 2 * mid)});
+  }
+  std::mt19937 engine(static_cast<std::uint32_t>(seed));
+  for (int i = 0; i < 1 << 20; ++i) probes.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(engine())));
+  return probes;
+}
+
+bool same_float(float a, float b) {
+  return std::isnan(a) ? std::isnan(b) : std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+// The device widens every pattern exactly and rounds every probe as the host does (round to
+// nearest even, tested exhaustively on the CPU): on store, and at a cast inside an expression.
+template <class H> void check_device_conversions_match_host() {
+  INFO(jet::name(jet::dtype_of<H>()));
+  std::vector<H> patterns(65536);
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) patterns[b] = H::from_bits(static_cast<std::uint16_t>(b));
+  const jet::array<H> all = jet::from_host(patterns);
+  const std::vector<float> widened = jet::array<float>(jet::cast<float>(all)).to_host();
+  std::size_t bad = 0;
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) bad += !same_float(static_cast<float>(patterns[b]), widened[b]);
+  CHECK(bad == 0);
+
+  const std::vector<float> probes = rounding_probes<H>(fresh_seed() + 18);
+  const jet::array<float> f = jet::from_host(probes);
+  const std::vector<H> stored = jet::array<H>(jet::cast<float>(f)).to_host();
+  const std::vector<float> cast_inside = jet::array<float>(jet::cast<H>(f)).to_host();
+  bad = 0;
+  for (std::size_t k = 0; k < probes.size(); ++k) {
+    const H expected(probes[k]);
+    const bool stored_right = std::isnan(probes[k]) ? std::isnan(static_cast<float>(stored[k])) : stored[k].bits == expected.bits;
+    if ((!stored_right || !same_float(static_cast<float>(expected), cast_inside[k])) && bad++ < 3)
+      std::printf("  %a: stored 0x%04x, cast 0x%08x, host 0x%04x\n", static_cast<double>(probes[k]), stored[k].bits,
+                  std::bit_cast<std::uint32_t>(cast_inside[k]), expected.bits);
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("the device's 16-bit conversions agree with the host's on every pattern and halfway case",
+          "[gpu][dtype][half]") {
+  check_device_conversions_match_host<jet::float16>();
+  check_device_conversions_match_host<jet::bfloat16>();
+}
+
+TEST_CASE("comparisons are stored into arrays of bool, which are operands like any other", "[gpu][dtype][bool]") {
+  const std::size_t n = 100003;
+  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 19), hy = random_vector<float>(n, -3, 3, fresh_seed() + 20);
+  jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
+  jet::array<bool> less = x < y;
+  auto at_least = jet::eval(x >= y);
+  STATIC_REQUIRE(std::is_same_v<decltype(at_least), jet::array<bool>>);
+  std::vector<bool> flags(n);
+  for (std::size_t k = 0; k < n; ++k) flags[k] = k % 3 == 0;
+  const jet::array<bool> every_third = jet::from_host(flags);
+  CHECK(every_third.to_host() == flags);
+
+  const std::vector<bool> got_less = less.to_host(), got_at_least = at_least.to_host();
+  std::vector<std::uint8_t> bytes(n);
+  jet::detail::copy_to_host(bytes.data(), less.data(), n);
+  const std::vector<float> smaller = jet::array<float>(jet::where(less, x, y)).to_host();
+  const auto count = jet::eval(less + at_least);  // arithmetic on bool is int32
+  STATIC_REQUIRE(std::is_same_v<decltype(count), const jet::array<std::int32_t>>);
+  const std::vector<std::int32_t> counted = count.to_host();
+  const std::vector<bool> both = jet::array<bool>(jet::min(less, every_third)).to_host();  // min of bools: and
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    bad += bytes[k] > 1;  // a bool is stored as 0 or 1
+    bad += got_less[k] != (hx[k] < hy[k]) || got_at_least[k] != (hx[k] >= hy[k]);
+    bad += smaller[k] != std::min(hx[k], hy[k]);
+    bad += counted[k] != 1;
+    bad += both[k] != (hx[k] < hy[k] && k % 3 == 0);
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("narrow and unsigned integer arithmetic wraps in its own type", "[gpu][dtype]") {
+  const std::size_t n = 3 * 4096 + 7;
+  const auto ha = random_vector<std::int8_t>(n, -128, 127, fresh_seed() + 21);
+  const auto hb = random_vector<std::int8_t>(n, -128, 127, fresh_seed() + 22);
+  auto hu = random_vector<std::uint8_t>(n, 0, 255, fresh_seed() + 23);
+  hu[0] = 0;  // 0 - 1 wraps to 255
+  jet::array<std::int8_t> a = jet::from_host(ha), b = jet::from_host(hb);
+  jet::array<std::uint8_t> u = jet::from_host(hu);
+  const std::vector<std::int8_t> sum = jet::eval(a + b).to_host(), product = jet::eval(a * b).to_host(),
+                                 negated = jet::eval(-a).to_host(), scaled = jet::eval(a * 300).to_host();
+  const std::vector<std::uint8_t> decremented = jet::eval(u - 1).to_host();
+  const std::vector<std::int16_t> widened = jet::eval(a + u).to_host();  // int8 + uint8 is int16: no wrap
+  const std::vector<std::uint32_t> below_zero = jet::eval(jet::cast<std::uint32_t>(u) - 256u).to_host();
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    bad += sum[k] != static_cast<std::int8_t>(ha[k] + hb[k]);  // C++20: conversion is modulo 2^8
+    bad += product[k] != static_cast<std::int8_t>(ha[k] * hb[k]);
+    bad += negated[k] != static_cast<std::int8_t>(-ha[k]);  // -(-128) is -128
+    bad += scaled[k] != static_cast<std::int8_t>(ha[k] * static_cast<std::int8_t>(300));  // 300 is 44 as int8
+    bad += decremented[k] != static_cast<std::uint8_t>(hu[k] - 1);
+    bad += widened[k] != ha[k] + hu[k];
+    bad += below_zero[k] != static_cast<std::uint32_t>(hu[k]) - 256u;
+  }
+  CHECK(bad == 0);
+  CHECK(decremented[0] == 255);
 }
 
 TEST_CASE("an output that is an input is read and written in place", "[gpu][alias]") {

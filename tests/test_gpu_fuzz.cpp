@@ -76,7 +76,9 @@ std::vector<unsigned char> bytes_of(jet::dtype t, const std::vector<long double>
   return bytes;
 }
 
+// Element `index` of an array of dtype t. A bool is read as its byte: anything but 0 or 1 is wrong.
 long double value_at(jet::dtype t, const std::vector<unsigned char>& bytes, std::int64_t index) {
+  if (t == jet::dtype::boolean) return bytes[index];
   return jet::test::with_cpp_type(t, [&](auto x) {
     decltype(x) v;
     std::memcpy(&v, &bytes[index * sizeof v], sizeof v);

@@ -5,6 +5,8 @@
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,6 +16,9 @@ using jet::test::fresh_seed;
 using jet::test::host_inputs;
 using jet::test::poison;
 using jet::test::random_vector;
+
+JET_FUNCTION(smooth_step, float(float edge, float v),
+             "float t = v / edge; t = t < 0.f ? 0.f : (t > 1.f ? 1.f : t); return t * t * (3.f - 2.f * t);");
 
 namespace {
 
@@ -57,7 +62,7 @@ TEST_CASE("slices, reversed slices, transposes and permutations", "[gpu][nd][vie
   CHECK(check_against_reference(x.transpose() + y, 200 * 300, h) == 0);  // the transpose-add
   CHECK(check_against_reference(z.permute({2, 0, 1}) + 1.f, 120, h) == 0);
   CHECK(check_against_reference(z.reshape({20, 6}) * z.reshape({20, 6}).slice(0, 0, 1), 120, h) == 0);
-  CHECK(check_against_reference(x.slice(0, 10, 20).slice(1, 3, 200, 7) + 0.5f, 10 * 28, h) == 0);
+  CHECK(check_against_reference(x.slice(0, 10, 20).slice(1, 3, 200, 7) + 0.5f, 10 * 29, h) == 0);  // columns 3, 10, .., 199
   const auto gathered = x.transpose().to_host();  // a strided view comes back in C order
   const auto plain = x.to_host();
   CHECK(gathered[1] == plain[200]);
@@ -141,4 +146,76 @@ TEST_CASE("large strided and broadcast operands at 2^24 elements", "[gpu][nd][la
   auto row = random_array<float>({4096}, h, 17);
   CHECK(check_against_reference(x + row, x.size(), h) == 0);
   CHECK(check_against_reference(x.transpose() * row, x.size(), h) == 0);
+}
+
+TEST_CASE("a user function runs fused with the ops around it", "[gpu][function]") {
+  host_inputs h;
+  auto x = random_array<float>({1000, 37}, h, 18);
+  auto row = random_array<float>({37}, h, 19);
+  const auto before = launches();
+  jet::array<float> z = smooth_step(2.f, x) * row + 1.f;
+  CHECK(launches() - before == 1);
+  const auto got = z.to_host(), hx = x.to_host(), hrow = row.to_host();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double t = std::clamp(double(hx[i]) / 2.0, 0.0, 1.0);
+    const double want = t * t * (3 - 2 * t) * hrow[i % 37] + 1;
+    bad += !jet::test::close(got[i], want, 1e-5, 1e-6);
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("random numbers match the host Philox, fuse, and are reproducible per seed", "[gpu][random]") {
+  host_inputs h;
+  const std::int64_t seed = static_cast<std::int64_t>(fresh_seed() % 1000003);
+  auto x = random_array<float>({1000, 37}, h, 20);
+  CHECK(check_against_reference(jet::random_uniform({1000, 37}, seed), x.size(), h) == 0);
+  CHECK(check_against_reference(x + jet::random_uniform({37}, seed + 1), x.size(), h) == 0);  // broadcast
+  CHECK(check_against_reference(x * jet::random_normal(x.shape(), seed), x.size(), h, 1e-5) == 0);
+
+  const std::size_t n = std::size_t{1} << 22;
+  jet::array<float> a = jet::random_normal({std::int64_t(n)}, seed), b = jet::random_normal({std::int64_t(n)}, seed);
+  jet::array<float> c = jet::random_normal({std::int64_t(n)}, seed + 1);
+  const auto ha = a.to_host(), hb = b.to_host(), hc = c.to_host();
+  CHECK(ha == hb);
+  CHECK(ha != hc);
+  double mean = 0, square = 0;
+  for (float v : ha) mean += v, square += double(v) * v;
+  mean /= n;
+  const double variance = square / n - mean * mean;
+  CHECK(std::abs(mean) < 5e-3);  // 10 standard errors at 2^22 samples
+  CHECK(std::abs(variance - 1) < 1e-2);
+}
+
+TEST_CASE("random shapes, broadcasts and views agree with the host reference", "[gpu][nd][random-shapes]") {
+  std::mt19937_64 engine(fresh_seed() + 99);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine); };
+  for (int trial = 0; trial < 60; ++trial) {
+    host_inputs h;
+    // An output shape of rank 1..4; each operand drops leading dimensions and sets some to 1.
+    jet::shape out;
+    const int rank = pick(1, 4);
+    for (int d = 0; d < rank; ++d) out.push_back(pick(1, rank > 2 ? 12 : 70));
+    auto operand_shape = [&] {
+      jet::shape s;
+      for (int d = pick(0, rank - 1); d < rank; ++d) s.push_back(pick(0, 3) == 0 ? 1 : out[d]);
+      return s;
+    };
+    const jet::shape sa = operand_shape(), sb = operand_shape();
+    // b is read through a transposed, sliced view of a larger array: strides of every kind.
+    jet::shape big;
+    for (int d = sb.rank() - 1; d >= 0; --d) big.push_back(sb[d] * 2 + 1);
+    auto a = random_array<float>(sa, h, 100 + trial);
+    auto whole = random_array<float>(big, h, 200 + trial);
+    // (assigning a view copies elements, so each slice is a new view)
+    auto slice_from = [&](auto& self, const jet::view<float>& v, int d) -> jet::view<float> {
+      return d == sb.rank() ? v : self(self, v.slice(d, 1, 1 + 2 * sb[d], 2), d + 1);
+    };
+    const jet::view<float> b = slice_from(slice_from, whole.transpose(), 0);
+    INFO("trial " << trial << ": " << sa.to_string() << " with a view of " << b.shape().to_string() << " into "
+                  << out.to_string());
+    REQUIRE(b.shape() == sb);
+    const jet::shape s = jet::detail::bound_one<float, decltype(a * b + 1.f)>(a * b + 1.f).shape();
+    CHECK(check_against_reference(jet::where(a < b, a * b + 1.f, b - a), s.size(), h) == 0);
+  }
 }

@@ -10,11 +10,14 @@
 
 #include <boost/hana/unpack.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -28,6 +31,20 @@ layout slice_layout(const layout& l, int dim, std::int64_t start, std::int64_t s
 layout permute_layout(const layout& l, std::span<const int> order);
 layout reshape_layout(const layout& l, const jet::shape& to);
 layout broadcast_layout(const layout& l, const jet::shape& to);
+
+/// n elements from the device into a vector. std::vector<bool> packs bits, so bools are copied
+/// as bytes first.
+template <class T> std::vector<T> download(const T* device, std::size_t n) {
+  if constexpr (std::is_same_v<T, bool>) {
+    const std::unique_ptr<bool[]> bytes(new bool[n]);
+    copy_to_host(bytes.get(), device, n);
+    return std::vector<bool>(bytes.get(), bytes.get() + n);
+  } else {
+    std::vector<T> h(n);
+    copy_to_host(h.data(), device, n * sizeof(T));
+    return h;
+  }
+}
 }  // namespace detail
 
 // x += e is x = x + e, evaluated in place; the shape of x never changes.
@@ -188,11 +205,7 @@ template <class T> class array {
     detail::copy_on_device(c.data_, data_, size() * sizeof(T));
     return c;
   }
-  std::vector<T> to_host() const {
-    std::vector<T> h(size());
-    detail::copy_to_host(h.data(), data_, size() * sizeof(T));
-    return h;
-  }
+  std::vector<T> to_host() const { return detail::download(data_, size()); }
 
  private:
   T* data_ = nullptr;
@@ -202,11 +215,7 @@ template <class T> class array {
 #undef JET_COMPOUND_ASSIGNMENTS
 
 template <class T> std::vector<T> view<T>::to_host() const {
-  if (is_contiguous()) {
-    std::vector<T> h(size());
-    detail::copy_to_host(h.data(), data_, size() * sizeof(T));
-    return h;
-  }
+  if (is_contiguous()) return detail::download(data_, size());
   return array<T>(terminal<T>{data_, layout_}).to_host();
 }
 
@@ -225,12 +234,16 @@ template <class T> array<T> from_host(const std::vector<T>& host, const jet::sha
   return from_host(std::span<const T>(host), s);
 }
 
-/// Evaluates an expression into a new array of the expression's dtype.
-template <expression E> auto eval(const E& e) {
-  using T = cpp_type<std::remove_cvref_t<E>::type>;
-  static_assert(is_element_type_v<T>, "jet::eval: arrays of bool are not supported yet; cast<T>() the comparison");
-  return array<T>(e);
+/// std::vector<bool> packs bits: its elements are copied out as bools first.
+inline array<bool> from_host(const std::vector<bool>& host) {
+  const std::unique_ptr<bool[]> bytes(new bool[host.size()]);
+  std::copy(host.begin(), host.end(), bytes.get());
+  return from_host(std::span<const bool>(bytes.get(), host.size()), jet::shape::of_size(host.size()));
 }
+
+/// Evaluates an expression into a new array of the expression's dtype (array<bool> for a
+/// comparison).
+template <expression E> auto eval(const E& e) { return array<cpp_type<std::remove_cvref_t<E>::type>>(e); }
 
 /// Several expressions evaluated by one kernel (see jet::tie).
 template <class... Es> struct expression_pack {

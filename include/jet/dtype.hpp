@@ -1,79 +1,150 @@
 // Element types: the C++ type, the CUDA spelling, the size, and the promotion rules.
 #pragma once
 
+#include <jet/half.hpp>
+
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace jet {
 
-/// The element types jet computes with. `boolean` is the type of comparisons; arrays of it arrive
-/// with the wider dtype set.
-enum class dtype : std::uint8_t { boolean, int32, int64, float32, float64 };
-
-/// The dtype of a C++ element type; `void` for types jet does not store.
-template <class T> inline constexpr bool is_element_type_v =
-    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int32_t> ||
-    std::is_same_v<T, std::int64_t>;
-
-template <class T> constexpr dtype dtype_of() {
-  static_assert(is_element_type_v<T> || std::is_same_v<T, bool>,
-                "jet: unsupported element type (use float, double, int32_t, int64_t)");
-  if constexpr (std::is_same_v<T, bool>) return dtype::boolean;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return dtype::int32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return dtype::int64;
-  else if constexpr (std::is_same_v<T, float>) return dtype::float32;
-  else return dtype::float64;
-}
-
-/// The dtype a C++ scalar literal takes in an expression: `2` is int32, `2L` int64, `2.f` float32.
-template <class T> constexpr dtype scalar_dtype_of() {
-  static_assert(std::is_arithmetic_v<T>, "jet: a scalar operand must be an arithmetic type");
-  static_assert(std::is_same_v<T, bool> || std::is_floating_point_v<T> || std::is_signed_v<T>,
-                "jet: unsigned scalars are not supported yet; cast to a signed type");
-  if constexpr (std::is_same_v<T, bool>) return dtype::boolean;
-  else if constexpr (std::is_floating_point_v<T>) return sizeof(T) <= 4 ? dtype::float32 : dtype::float64;
-  else return sizeof(T) <= 4 ? dtype::int32 : dtype::int64;
-}
+/// The element types jet stores and computes with, narrowest first within each kind.
+enum class dtype : std::uint8_t {
+  boolean, int8, uint8, int16, int32, uint32, int64, uint64, float16, bfloat16, float32, float64
+};
 
 namespace detail {
-template <dtype D> struct cpp_type_of;
-template <> struct cpp_type_of<dtype::boolean> { using type = bool; };
-template <> struct cpp_type_of<dtype::int32> { using type = std::int32_t; };
-template <> struct cpp_type_of<dtype::int64> { using type = std::int64_t; };
-template <> struct cpp_type_of<dtype::float32> { using type = float; };
-template <> struct cpp_type_of<dtype::float64> { using type = double; };
+
+/// The C++ type of each dtype, in the enum's order.
+using element_types = std::tuple<bool, std::int8_t, std::uint8_t, std::int16_t, std::int32_t, std::uint32_t,
+                                 std::int64_t, std::uint64_t, float16, bfloat16, float, double>;
+inline constexpr std::size_t dtype_count = std::tuple_size_v<element_types>;
+static_assert(static_cast<std::size_t>(dtype::float64) + 1 == dtype_count, "jet: one C++ type per dtype");
+
+/// Names, in the enum's order. The CUDA name is the type a kernel stores the element as; 16-bit
+/// floats are stored as their bits and computed in float32 (compute_type).
+struct dtype_names {
+  std::string_view name, cuda_name;
+};
+inline constexpr dtype_names name_table[] = {
+    {"bool", "bool"},
+    {"int8", "signed char"},
+    {"uint8", "unsigned char"},
+    {"int16", "short"},
+    {"int32", "int"},
+    {"uint32", "unsigned int"},
+    {"int64", "long long"},
+    {"uint64", "unsigned long long"},
+    {"float16", "unsigned short"},
+    {"bfloat16", "unsigned short"},
+    {"float32", "float"},
+    {"float64", "double"},
+};
+static_assert(std::size(name_table) == dtype_count, "jet: names for every dtype");
+
+/// The promotion categories, lowest first.
+enum class category : std::uint8_t { boolean, integer, floating };
+
+/// What promotion and code generation need to know of a dtype, read off its C++ type.
+struct dtype_traits {
+  int size;
+  category kind;
+  bool is_signed;
+};
+template <class T> constexpr dtype_traits traits_of_type() {
+  const category kind = std::is_same_v<T, bool> ? category::boolean
+                        : std::is_integral_v<T> ? category::integer
+                                                : category::floating;
+  return {static_cast<int>(sizeof(T)), kind, std::is_signed_v<T>};
+}
+inline constexpr auto traits_table = []<std::size_t... I>(std::index_sequence<I...>) {
+  return std::array<dtype_traits, dtype_count>{traits_of_type<std::tuple_element_t<I, element_types>>()...};
+}(std::make_index_sequence<dtype_count>{});
+
+template <class T> inline constexpr int element_index = []<std::size_t... I>(std::index_sequence<I...>) {
+  int index = -1;
+  ((std::is_same_v<T, std::tuple_element_t<I, element_types>> ? index = static_cast<int>(I) : 0), ...);
+  return index;
+}(std::make_index_sequence<dtype_count>{});
+
+constexpr const dtype_traits& traits_of(dtype d) { return traits_table[static_cast<std::size_t>(d)]; }
+
+/// The signed integer of `size` bytes; float64 when there is none that wide.
+constexpr dtype signed_integer_of_size(int size) {
+  for (std::size_t d = 0; d < dtype_count; ++d)
+    if (traits_table[d].kind == category::integer && traits_table[d].is_signed && traits_table[d].size == size)
+      return static_cast<dtype>(d);
+  return dtype::float64;
+}
+
 }  // namespace detail
 
+/// Whether jet stores elements of C++ type T (jet::array<T>, jet::view<T>).
+template <class T> inline constexpr bool is_element_type_v = detail::element_index<T> >= 0;
+
+/// The dtype of a C++ element type.
+template <class T> constexpr dtype dtype_of() {
+  static_assert(is_element_type_v<T>, "jet: unsupported element type (use bool, int8_t .. uint64_t, jet::float16, "
+                                      "jet::bfloat16, float, double)");
+  return static_cast<dtype>(detail::element_index<T>);
+}
+
 /// The C++ type that stores elements of dtype D.
-template <dtype D> using cpp_type = typename detail::cpp_type_of<D>::type;
+template <dtype D> using cpp_type = std::tuple_element_t<static_cast<std::size_t>(D), detail::element_types>;
 
-constexpr std::string_view name(dtype d) {
-  constexpr std::string_view names[] = {"bool", "int32", "int64", "float32", "float64"};
-  return names[static_cast<int>(d)];
-}
-constexpr std::string_view cuda_name(dtype d) {
-  constexpr std::string_view names[] = {"bool", "int", "long long", "float", "double"};
-  return names[static_cast<int>(d)];
-}
-constexpr int size_of(dtype d) {
-  constexpr int sizes[] = {1, 4, 8, 4, 8};
-  return sizes[static_cast<int>(d)];
-}
-constexpr bool is_floating(dtype d) { return d == dtype::float32 || d == dtype::float64; }
+constexpr std::string_view name(dtype d) { return detail::name_table[static_cast<std::size_t>(d)].name; }
+constexpr std::string_view cuda_name(dtype d) { return detail::name_table[static_cast<std::size_t>(d)].cuda_name; }
+constexpr int size_of(dtype d) { return detail::traits_of(d).size; }
+constexpr bool is_floating(dtype d) { return detail::traits_of(d).kind == detail::category::floating; }
 
-/// Promotion of two operands (see README, "Promotion"): the higher category wins
-/// (bool < integer < floating), then the wider type. A *weak* operand (a C++ scalar such as `2` or
-/// `0.5`) only decides the type when its category is higher than the other operand's, so
-/// `float_array * 2.0` stays float32 while `int_array * 0.5` becomes float64.
-constexpr dtype promote(dtype a, bool a_weak, dtype b, bool b_weak) {
-  auto category = [](dtype d) { return d == dtype::boolean ? 0 : is_floating(d) ? 2 : 1; };
-  if (a_weak != b_weak) {
-    const dtype strong = a_weak ? b : a, weak = a_weak ? a : b;
-    return category(weak) > category(strong) ? weak : strong;
+/// The dtype an element is computed in inside a kernel: 16-bit floats are loaded into float32,
+/// computed there and rounded back (to nearest even) only when stored; every other dtype computes
+/// in itself.
+constexpr dtype compute_type(dtype d) { return is_floating(d) && size_of(d) == 2 ? dtype::float32 : d; }
+
+/// The dtype a C++ scalar takes in an expression: `2` is int32, `2L` int64, `2u` uint32, `2.f`
+/// float32. Integers narrower than int are promoted as C++ promotes them (a `short` is an int32).
+template <class T> constexpr dtype scalar_dtype_of() {
+  static_assert(std::is_arithmetic_v<T>, "jet: a scalar operand must be an arithmetic type");
+  if constexpr (std::is_same_v<T, bool>) return dtype::boolean;
+  else if constexpr (std::is_floating_point_v<T>) return sizeof(T) <= 4 ? dtype::float32 : dtype::float64;
+  else {
+    using promoted = decltype(+T{});
+    if constexpr (std::is_signed_v<promoted>) return sizeof(promoted) == 4 ? dtype::int32 : dtype::int64;
+    else return sizeof(promoted) == 4 ? dtype::uint32 : dtype::uint64;
   }
-  if (category(a) != category(b)) return category(a) > category(b) ? a : b;
-  return size_of(a) >= size_of(b) ? a : b;
+}
+
+/// Promotion of two arrays (see README, "Promotion"): the higher category wins (bool < integer <
+/// floating) and keeps its type, so int64 + float16 is float16. Within a category the wider type
+/// wins, with two exceptions: float16 + bfloat16 is float32, and a signed with an unsigned integer
+/// is the narrowest signed type holding both (uint8 + int8 is int16, uint32 + int32 is int64); no
+/// signed type holds uint64 and a negative value, so uint64 + a signed integer is float64, as in
+/// NumPy.
+constexpr dtype promote(dtype a, dtype b) {
+  const detail::dtype_traits &ta = detail::traits_of(a), &tb = detail::traits_of(b);
+  if (a == b) return a;
+  if (ta.kind != tb.kind) return ta.kind > tb.kind ? a : b;
+  if (ta.kind == detail::category::floating && ta.size == tb.size) return dtype::float32;
+  if (ta.kind == detail::category::floating || ta.is_signed == tb.is_signed) return ta.size > tb.size ? a : b;
+  const dtype signed_one = ta.is_signed ? a : b, unsigned_one = ta.is_signed ? b : a;
+  if (size_of(signed_one) > size_of(unsigned_one)) return signed_one;
+  return detail::signed_integer_of_size(2 * size_of(unsigned_one));
+}
+
+/// Promotion of two operands of which some may be *weak* (a C++ scalar such as `2` or `0.5`): a
+/// weak operand only decides the type when its category is higher than the other operand's, so
+/// `float16_array * 2.0` stays float16, `int8_array + 1` stays int8, and `int32_array * 0.5`
+/// becomes float64.
+constexpr dtype promote(dtype a, bool a_weak, dtype b, bool b_weak) {
+  if (a_weak == b_weak) return promote(a, b);
+  const dtype strong = a_weak ? b : a, weak = a_weak ? a : b;
+  return detail::traits_of(weak).kind > detail::traits_of(strong).kind ? weak : strong;
 }
 
 /// The floating type an op computes in for an operand of type d: integers and bool compute in

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -25,13 +26,23 @@ template <class T> class view;
 
 namespace detail {
 
-/// Flattening state: nodes in post-order, and the next input and scalar slot.
+/// Flattening state: nodes in post-order, the next input and scalar slot, and the distinct user
+/// functions called.
 template <std::size_t Capacity> struct flat_builder {
   std::array<node, Capacity> nodes{};
+  std::array<const user_function*, max_functions> functions{};
   std::uint16_t count = 0, inputs = 0, scalars = 0;
+  std::uint8_t function_count = 0;
+  std::uint32_t counter_slots = 0;
   constexpr std::uint16_t push(const node& n) {
     nodes[count] = n;
     return count++;
+  }
+  constexpr std::uint8_t function_index(const user_function* f) {
+    for (std::uint8_t k = 0; k < function_count; ++k)
+      if (functions[k] == f) return k;
+    functions[function_count] = f;
+    return function_count++;
   }
 };
 
@@ -73,6 +84,27 @@ template <class T> struct owning_terminal : terminal<T> {
   std::shared_ptr<const array<T>> owner;
 };
 
+/// The index of each element in C order within `extents`, as int64, broadcast like an array of
+/// that shape (jet::counter): what counter-based random numbers are drawn from. No memory is read.
+struct counter {
+  static constexpr dtype type = dtype::int64;
+  static constexpr bool weak = false;
+  static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
+
+  jet::shape extents;
+
+  template <class B> static constexpr std::uint16_t flatten(B& b) {
+    detail::node n{detail::op_id::counter, type};
+    b.counter_slots |= 1u << b.inputs;
+    n.arg[0] = b.inputs++;
+    return b.push(n);
+  }
+  template <class L> void collect(L& l) const {
+    l.input[l.inputs] = nullptr;
+    l.layouts[l.inputs++] = detail::layout::contiguous(extents);
+  }
+};
+
 /// A C++ scalar operand. It is a kernel argument: a new value never recompiles.
 template <class T> struct scalar {
   static constexpr dtype type = scalar_dtype_of<T>();
@@ -87,12 +119,9 @@ template <class T> struct scalar {
     return b.push(n);
   }
   template <class L> void collect(L& l) const {
+    static_assert(sizeof value <= sizeof(detail::scalar_value::bytes));
     detail::scalar_value v{};
-    if constexpr (type == dtype::boolean) v.b = value;
-    else if constexpr (type == dtype::int32) v.i32 = value;
-    else if constexpr (type == dtype::int64) v.i64 = value;
-    else if constexpr (type == dtype::float32) v.f32 = value;
-    else v.f64 = value;
+    std::memcpy(v.bytes, &value, sizeof value);
     l.scalar[l.scalars++] = v;
   }
 };
@@ -126,6 +155,33 @@ template <class Op, class... Args> struct apply {
   }
 };
 
+/// A call of a user-defined element function F (JET_FUNCTION): like apply, with the dtypes of
+/// F's C++ signature.
+template <class F, class... Args> struct call {
+  static constexpr dtype type = F::result_dtype;
+  static constexpr bool weak = false;
+  static constexpr std::size_t node_count = (1 + ... + Args::node_count);
+  static constexpr std::size_t input_count = (0 + ... + Args::input_count);
+  static constexpr std::size_t scalar_count = (0 + ... + Args::scalar_count);
+  static_assert(sizeof...(Args) == F::arity, "jet: wrong number of arguments for a JET_FUNCTION");
+
+  boost::hana::tuple<Args...> args;
+
+  template <class B> static constexpr std::uint16_t flatten(B& b) {
+    const std::uint16_t operands[] = {Args::flatten(b)...};
+    detail::node n{detail::op_id::user, type, static_cast<std::uint8_t>(sizeof...(Args))};
+    for (std::size_t k = 0; k < sizeof...(Args); ++k) {
+      n.arg_type[k] = F::arg_dtypes[k];
+      n.arg[k] = operands[k];
+    }
+    n.function = b.function_index(&F::function);
+    return b.push(n);
+  }
+  template <class L> void collect(L& l) const {
+    boost::hana::for_each(args, [&l](const auto& a) { a.collect(l); });
+  }
+};
+
 namespace detail {
 
 template <class T> inline constexpr bool is_expression_v = false;
@@ -133,6 +189,8 @@ template <class T> inline constexpr bool is_expression_v<terminal<T>> = true;
 template <class T> inline constexpr bool is_expression_v<owning_terminal<T>> = true;
 template <class T> inline constexpr bool is_expression_v<scalar<T>> = true;
 template <class Op, class... A> inline constexpr bool is_expression_v<apply<Op, A...>> = true;
+template <class F, class... A> inline constexpr bool is_expression_v<call<F, A...>> = true;
+template <> inline constexpr bool is_expression_v<counter> = true;
 
 template <class T> inline constexpr bool is_array_v = false;
 template <class T> inline constexpr bool is_array_v<array<T>> = true;
@@ -190,16 +248,19 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   struct flat {
     std::array<node, node_count> nodes;
     std::array<std::uint16_t, sizeof...(Es)> out_nodes;
+    std::array<const user_function*, max_functions> functions;
+    std::uint32_t function_count;
+    std::uint32_t counter_slots;
   };
   static constexpr flat flattened = [] {
     flat_builder<node_count> b;
     const std::array<std::uint16_t, sizeof...(Es)> out_nodes{Es::flatten(b)...};  // in order, sharing slots
-    return flat{b.nodes, out_nodes};
+    return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots};
   }();
   static constexpr std::array<dtype, input_count> input_types = [] {
     std::array<dtype, input_count> types{};
     for (const node& n : flattened.nodes)
-      if (n.op == op_id::input) types[n.arg[0]] = n.type;
+      if (n.op == op_id::input || n.op == op_id::counter) types[n.arg[0]] = n.type;
     return types;
   }();
   static constexpr std::array<dtype, sizeof...(Outs)> out_types{dtype_of<Outs>()...};
@@ -208,10 +269,14 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
                                     input_count,
                                     scalar_count,
                                     input_types.data(),
+                                    flattened.counter_slots,
                                     sizeof...(Outs),
                                     flattened.out_nodes.data(),
                                     out_types.data(),
-                                    hash_desc(flattened.nodes, flattened.out_nodes, out_types)};
+                                    flattened.functions.data(),
+                                    flattened.function_count,
+                                    hash_desc(flattened.nodes, flattened.out_nodes, out_types, flattened.functions,
+                                              flattened.function_count)};
   static inline kernel_slot slot;
 };
 

@@ -6,7 +6,9 @@
 #include <jet/dtype.hpp>
 #include <jet/error.hpp>
 #include <jet/expr.hpp>
+#include <jet/function.hpp>
 #include <jet/ops.hpp>
+#include <jet/random.hpp>
 #include <jet/runtime.hpp>
 
 #include <string>

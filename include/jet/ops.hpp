@@ -5,6 +5,7 @@
 #include <jet/expr.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -58,6 +59,25 @@ template <class T> constexpr T fmin(T a, T b) {
 template <class T> constexpr T fmax(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b);
   else return std::max(a, b);
+}
+/// Philox4x32-10 of a 128-bit counter under a 64-bit key: the four output words.
+constexpr std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> c, std::uint64_t key) {
+  std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
+  for (int round = 0; round < 10; ++round) {
+    const std::uint64_t p0 = std::uint64_t{0xD2511F53} * c[0], p1 = std::uint64_t{0xCD9E8D57} * c[2];
+    c = {static_cast<std::uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<std::uint32_t>(p1),
+         static_cast<std::uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<std::uint32_t>(p0)};
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return c;
+}
+/// The first Philox word of `counter` under `seed` as a float in (0, 1]: 24 random bits.
+inline float philox_uniform(std::int64_t counter, std::int64_t seed) {
+  const auto u = static_cast<std::uint64_t>(counter);
+  const std::uint32_t word = philox4x32({static_cast<std::uint32_t>(u), static_cast<std::uint32_t>(u >> 32), 0, 0},
+                                        static_cast<std::uint64_t>(seed))[0];
+  return static_cast<float>((word >> 8) + 1) * (1.0f / 16777216.0f);
 }
 /// x < lo ? lo : (hi < x ? hi : x), for any lo and hi (std::clamp requires lo <= hi).
 template <class T> constexpr T clamp(T x, T lo, T hi) { return x < lo ? lo : (hi < x ? hi : x); }
@@ -132,7 +152,7 @@ template <class F> constexpr void for_each_op(F&& f) {
   }
 #define JET_OP1(tag, fn, rule, cuda, host) JET_DEFINE_OP1_##rule(tag, fn)
 #define JET_OP2(tag, fn, rule, cuda, host)                                                        \
-  template <class A, class B> requires operands<A, B> auto fn(A&& a, B&& b) {                     \
+  template <class A, class B> requires operands<A, B> auto fn(A&& a, B&& b) {                      \
     return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b));                  \
   }
 #define JET_OP3(tag, fn, rule, cuda, host)                                                        \

@@ -106,12 +106,10 @@ struct kernel_slot {
   std::mutex fill_mutex;
 };
 
-union scalar_value {
-  bool b;
-  std::int32_t i32;
-  std::int64_t i64;
-  float f32;
-  double f64;
+/// A scalar kernel argument: its value's bytes, of which cuLaunchKernel reads as many as the
+/// parameter's type has.
+struct scalar_value {
+  alignas(8) unsigned char bytes[8];
 };
 
 /// One evaluation as the core sees it: the outputs, and the pointers, layouts and scalars of the

@@ -185,13 +185,17 @@ inline const std::vector<long double>& probes(dtype t) {
     v.push_back(L::quiet_NaN());
     return v;
   };
-  static const std::vector<long double> lists[] = {
-      {0, 1},
-      {smallest(dtype::int32), -1, 0, 1, largest(dtype::int32)},
-      {smallest(dtype::int64), -1, 0, 1, largest(dtype::int64)},
-      floating(float{}),
-      floating(double{})};
-  return lists[static_cast<int>(t)];
+  static const std::vector<long double> booleans = {0, 1},
+                                         int32s = {smallest(dtype::int32), -1, 0, 1, largest(dtype::int32)},
+                                         int64s = {smallest(dtype::int64), -1, 0, 1, largest(dtype::int64)},
+                                         float32s = floating(float{}), float64s = floating(double{});
+  switch (t) {
+    case dtype::boolean: return booleans;
+    case dtype::int32: return int32s;
+    case dtype::int64: return int64s;
+    case dtype::float32: return float32s;
+    default: return float64s;
+  }
 }
 
 /// How far op node n may move from `value` as its operands move across their intervals: the

@@ -27,8 +27,9 @@
 
 namespace jet::test {
 
-/// The dtypes arrays have today, and those scalars and casts can have (bool is also the type of
-/// comparisons). A dtype added to jet is added here to be fuzzed.
+/// The dtypes the fuzzer's operands have, and those its scalars, casts and outputs can have (bool
+/// also from comparisons). jet has more (8- and 16-bit integers, unsigned ones, float16,
+/// bfloat16): adding one here fuzzes it, once the host evaluation computes it too.
 inline constexpr dtype array_dtypes[] = {dtype::int32, dtype::int64, dtype::float32, dtype::float64};
 inline constexpr dtype all_dtypes[] = {dtype::boolean, dtype::int32, dtype::int64, dtype::float32, dtype::float64};
 
@@ -72,6 +73,9 @@ inline const std::vector<op_entry>& op_table() {
   }();
   return table;
 }
+inline const op_entry& op_for(detail::op_id id) {
+  return *std::find_if(op_table().begin(), op_table().end(), [id](const op_entry& e) { return e.id == id; });
+}
 
 /// The generator's random source: every choice of one expression comes from one engine.
 class chooser {
@@ -110,9 +114,16 @@ inline const std::vector<long double>& special_values(dtype t) {
                          3037000500.0L});
     return v;
   };
-  static const std::vector<long double> lists[] = {{0, 1}, integer(std::int32_t{}), integer(std::int64_t{}),
-                                                   floating(float{}), floating(double{})};
-  return lists[static_cast<int>(t)];
+  static const std::vector<long double> booleans = {0, 1}, int32s = integer(std::int32_t{}),
+                                         int64s = integer(std::int64_t{}), float32s = floating(float{}),
+                                         float64s = floating(double{});
+  switch (t) {
+    case dtype::boolean: return booleans;
+    case dtype::int32: return int32s;
+    case dtype::int64: return int64s;
+    case dtype::float32: return float32s;
+    default: return float64s;
+  }
 }
 
 /// One random element value of dtype t: special with probability special_rate, else moderate
@@ -226,10 +237,13 @@ struct random_expression {
             static_cast<std::uint32_t>(input_types.size()),
             static_cast<std::uint32_t>(scalars.size()),
             input_types.data(),
+            0,
             1,
             out_node.data(),
             out_type.data(),
-            detail::hash_desc(nodes, out_node, out_type)};
+            nullptr,
+            0,
+            detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
   }
   /// How many nodes lie on the longest path from the root to a leaf.
   int depth() const {
@@ -393,10 +407,8 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
   };
   r.out_node[0] = grow(grow, 1, false);
 
-  // Stored in the expression's dtype (comparisons as int32, as arrays of bool do not exist yet),
-  // or converted on store into another.
-  const dtype root = r.nodes.back().type;
-  r.out_type[0] = c.chance(0.25) ? c.pick(array_dtypes) : root == dtype::boolean ? dtype::int32 : root;
+  // Stored in the expression's dtype, or converted on store into another.
+  r.out_type[0] = c.chance(0.25) ? c.pick(array_dtypes) : r.nodes.back().type;
   const std::int64_t per_vector = 16 / size_of(r.out_type[0]);
   r.output = make_placement(r.shape, c.pick(output_forms),
                             c.chance(0.7) ? 0 : 1 + static_cast<std::int64_t>(c.below(per_vector - 1)));

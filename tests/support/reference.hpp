@@ -1,6 +1,7 @@
 // The independent host reference: evaluates an expression element by element with the op table's
-// host functions (std:: math), floating nodes in float64 and integer nodes in their own C++ type.
-// It shares nothing with the CUDA spelling or the code generator.
+// host functions (std:: math), floating nodes in float64 (16-bit ones too: the kernel computes them
+// in float32 and rounds only on store, which the tolerance covers) and integer nodes in their own
+// C++ type. It shares nothing with the CUDA spelling or the code generator.
 #pragma once
 
 #include <jet/jet.hpp>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <random>
@@ -37,6 +39,12 @@ class host_inputs {
     --it;
     const std::int64_t index = static_cast<std::int64_t>((p - it->first) / it->second.element) + offset;
     return it->second.values.at(static_cast<std::size_t>(index));
+  }
+  /// A new device array of the host values, which are kept.
+  template <class T> jet::array<T> upload(const std::vector<T>& host) {
+    jet::array<T> a = jet::from_host(host);
+    add(a.data(), host);
+    return a;
   }
 
  private:
@@ -76,6 +84,9 @@ template <class T>
 long double reference(const terminal<T>& t, std::size_t i, const host_inputs& h, const jet::shape* space = nullptr) {
   return h.at(t.data, offset_of(t.layout, i, space));
 }
+inline long double reference(const counter& c, std::size_t i, const host_inputs&, const jet::shape* space = nullptr) {
+  return static_cast<long double>(offset_of(jet::detail::layout::contiguous(c.extents), i, space));
+}
 template <class T>
 long double reference(const scalar<T>& s, std::size_t, const host_inputs&, const jet::shape* = nullptr) {
   return s.value;
@@ -87,10 +98,14 @@ long double reference(const apply<Op, Args...>& e, std::size_t i, const host_inp
   return boost::hana::unpack(e.args, [&](const auto&... a) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h, space))...);
-      // The conversion to the node's own type, as the kernel does (integers wrap, floating values
-      // saturate, bool is 0/1).
-      if constexpr (is_floating(node::type)) return static_cast<long double>(static_cast<double>(r));
-      else return static_cast<long double>(jet::host::convert<cpp_type<node::type>>(r));
+      // The conversion to the node's own type, as the kernel does: integers wrap, floating values
+      // saturate into integers, bool is 0/1, and a cast to a 16-bit float rounds (through float32)
+      // where other floating nodes do not.
+      using T = cpp_type<node::type>;
+      if constexpr (Op::id == detail::op_id::cast && compute_type(node::type) != node::type)
+        return static_cast<long double>(static_cast<float>(T(static_cast<float>(r))));
+      else if constexpr (is_floating(node::type)) return static_cast<long double>(static_cast<double>(r));
+      else return static_cast<long double>(jet::host::convert<T>(r));
     }(std::index_sequence_for<Args...>{});
   });
 }
@@ -106,28 +121,34 @@ template <class F> void parallel_for(std::size_t n, F f, std::size_t grain = 1) 
   for (auto& t : pool) t.join();
 }
 
-/// Uniform random values in [lo, hi) (integers: [lo, hi]), reproducible from the seed; filled in
-/// parallel chunks of 2^20, each with its own engine.
+/// Uniform random values in [lo, hi) (integers and bool: [lo, hi]), reproducible from the seed;
+/// filled in parallel chunks of 2^20, each with its own engine.
 template <class T> std::vector<T> random_vector(std::size_t n, double lo, double hi, std::uint64_t seed) {
-  std::vector<T> v(n);
-  constexpr std::size_t chunk = 1 << 20;
-  parallel_for((n + chunk - 1) / chunk, [&](std::size_t c) {
-    std::mt19937_64 engine(seed * 0x9E3779B97F4A7C15ull + c);
-    const std::size_t end = std::min(n, (c + 1) * chunk);
-    if constexpr (std::is_floating_point_v<T>) {
-      std::uniform_real_distribution<double> d(lo, hi);
-      for (std::size_t i = c * chunk; i < end; ++i) v[i] = static_cast<T>(d(engine));
-    } else {
-      std::uniform_int_distribution<std::int64_t> d(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
-      for (std::size_t i = c * chunk; i < end; ++i) v[i] = static_cast<T>(d(engine));
-    }
-  });
-  return v;
+  if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> packs bits: no parallel writes
+    const std::vector<std::uint8_t> bytes = random_vector<std::uint8_t>(n, lo, hi, seed);
+    return std::vector<bool>(bytes.begin(), bytes.end());
+  } else {
+    std::vector<T> v(n);
+    constexpr std::size_t chunk = 1 << 20;
+    parallel_for((n + chunk - 1) / chunk, [&](std::size_t c) {
+      std::mt19937_64 engine(seed * 0x9E3779B97F4A7C15ull + c);
+      const std::size_t end = std::min(n, (c + 1) * chunk);
+      if constexpr (is_floating(dtype_of<T>())) {
+        std::uniform_real_distribution<double> d(lo, hi);
+        for (std::size_t i = c * chunk; i < end; ++i) v[i] = static_cast<T>(d(engine));
+      } else {
+        std::uniform_int_distribution<std::int64_t> d(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+        for (std::size_t i = c * chunk; i < end; ++i) v[i] = static_cast<T>(d(engine));
+      }
+    });
+    return v;
+  }
 }
 
 /// A value no correct kernel writes: outputs are filled with it before each evaluation.
 template <class T> T poison() {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(-7.77e30);
+  if constexpr (sizeof(T) == 2 && is_floating(dtype_of<T>())) return T(-7777.f);  // within float16's range
+  else if constexpr (is_floating(dtype_of<T>())) return static_cast<T>(-7.77e30);
   else return static_cast<T>(-777777);
 }
 
@@ -140,10 +161,13 @@ inline bool close(long double got, long double ref, double rtol, double atol) {
 }
 
 /// The tolerance for a result of dtype T: float32 math functions are within a few ulp of the
-/// correctly rounded value; integers are exact.
+/// correctly rounded value; a 16-bit result is that float32 value rounded once, within half an
+/// ulp, so its epsilon (2^-10 for float16, 2^-7 for bfloat16) leaves a factor of two; integers and
+/// bool are exact.
 template <class T> constexpr double rtol() {
   if constexpr (std::is_same_v<T, float>) return 4e-6;
   else if constexpr (std::is_same_v<T, double>) return 1e-13;
+  else if constexpr (is_floating(dtype_of<T>())) return static_cast<float>(std::numeric_limits<T>::epsilon());
   else return 0;
 }
 

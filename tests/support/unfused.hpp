@@ -1,7 +1,7 @@
 // A kernel description taken apart into one kernel per node: each array operand copied into a
 // contiguous array of the output's shape, then each op evaluated as a one-op description whose
-// result is stored in an array of its dtype (bool as int32: arrays of bool do not exist yet; 0 and
-// 1 convert back exactly). The fuzzer's judge compares a fused result with this one.
+// result is stored in an array of its dtype. The fuzzer's judge compares a fused result with this
+// one.
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
@@ -11,9 +11,6 @@
 #include <vector>
 
 namespace jet::test {
-
-/// The dtype an unfused step stores a node's value in.
-inline dtype stored_dtype(dtype t) { return t == dtype::boolean ? dtype::int32 : t; }
 
 /// One kernel of the unfused evaluation.
 struct unfused_step {
@@ -33,8 +30,8 @@ struct unfused_step {
 
   detail::kernel_desc desc() const {
     return {nodes.data(),      static_cast<std::uint32_t>(nodes.size()),  static_cast<std::uint32_t>(inputs.size()),
-            static_cast<std::uint32_t>(scalar_slots.size()), input_types.data(), 1, out_node.data(), out_type.data(),
-            detail::hash_desc(nodes, out_node, out_type)};
+            static_cast<std::uint32_t>(scalar_slots.size()), input_types.data(), 0, 1, out_node.data(), out_type.data(),
+            nullptr, 0, detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
   }
 };
 
@@ -72,17 +69,17 @@ inline std::vector<unfused_step> unfused_steps(const detail::kernel_desc& d) {
           s.scalar_slots.push_back(a.arg[0]);
           op.arg[k] = leaf(s, detail::op_id::scalar, a.type, static_cast<std::uint16_t>(s.scalar_slots.size() - 1));
         } else {
-          op.arg[k] = read_array(s, stored_dtype(a.type), {false, n.arg[k]});
+          op.arg[k] = read_array(s, a.type, {false, n.arg[k]});
         }
       }
       s.nodes.push_back(op);
     }
-    finish(s, i, stored_dtype(n.type));
+    finish(s, i, n.type);
   }
   const unsigned root = d.out_nodes[0];
-  if (stored_dtype(d.nodes[root].type) != d.out_types[0]) {  // stored into another dtype: one more conversion
+  if (d.nodes[root].type != d.out_types[0]) {  // stored into another dtype: one more conversion
     unfused_step s;
-    read_array(s, stored_dtype(d.nodes[root].type), {false, root});
+    read_array(s, d.nodes[root].type, {false, root});
     finish(s, root, d.out_types[0]);
   }
   return steps;

@@ -13,6 +13,7 @@ namespace jet::detail {
 enum class op_id : std::uint8_t {
   input,   // an array operand; arg[0] is its input slot
   scalar,  // a scalar operand, passed as a kernel argument; arg[0] is its scalar slot
+  counter, // an element's index in C order within a shape (jet::counter); arg[0] is its input slot
 #define JET_OP1(tag, ...) tag,
 #define JET_OP2 JET_OP1
 #define JET_OP3 JET_OP1
@@ -20,7 +21,20 @@ enum class op_id : std::uint8_t {
 #undef JET_OP1
 #undef JET_OP2
 #undef JET_OP3
+  user,  // a user-defined element function (JET_FUNCTION); `function` says which
 };
+
+/// A user-defined element function, as JET_FUNCTION declares it: a name, a C++ signature such as
+/// "float(float a, float b)" and a CUDA body. Code generation checks the name, the parameter names
+/// and types and the body's braces before any of it reaches a kernel.
+struct user_function {
+  const char* name;
+  const char* signature;
+  const char* body;
+};
+
+/// How many distinct user functions one expression may call.
+inline constexpr int max_functions = 16;
 
 /// How many array operands one expression may have (more would exceed the 4 KiB of kernel
 /// arguments long before it matters).
@@ -34,6 +48,7 @@ struct node {
   std::uint8_t arity = 0;
   dtype arg_type[3]{};      // dtype each operand is converted to before the op is applied
   std::uint16_t arg[3]{};   // operand node indices (or the slot, for input and scalar)
+  std::uint8_t function = 0;  // for op_id::user: the index in kernel_desc::functions
 
   friend constexpr bool operator==(const node&, const node&) = default;
 };
@@ -44,9 +59,12 @@ struct kernel_desc {
   std::uint32_t input_count;
   std::uint32_t scalar_count;
   const dtype* input_types;         // dtype of each input slot
+  std::uint32_t counter_slots;      // input slots that are counters, not memory (bit k: slot k)
   std::uint32_t out_count;          // outputs written by one kernel (jet::tie)
   const std::uint16_t* out_nodes;   // the node each output stores
   const dtype* out_types;           // dtype of each output array
+  const user_function* const* functions;  // the user functions that op_id::user nodes call
+  std::uint32_t function_count;
   std::uint64_t hash;               // of everything above; a fast first test for equality
 };
 
@@ -56,9 +74,17 @@ constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) {
   return (h ^ byte) * 0x100000001b3ull;
 }
 
-template <class Nodes, class Roots, class Types>
-constexpr std::uint64_t hash_desc(const Nodes& nodes, const Roots& out_nodes, const Types& out_types) {
+constexpr std::uint64_t hash_text(std::uint64_t h, const char* text) {
+  for (; *text; ++text) h = fnv1a(h, static_cast<unsigned char>(*text));
+  return fnv1a(h, 0);
+}
+
+template <class Nodes, class Roots, class Types, class Functions>
+constexpr std::uint64_t hash_desc(const Nodes& nodes, const Roots& out_nodes, const Types& out_types,
+                                  const Functions& functions, std::size_t function_count) {
   std::uint64_t h = fnv1a_basis;
+  for (std::size_t k = 0; k < function_count; ++k)
+    h = hash_text(hash_text(hash_text(h, functions[k]->name), functions[k]->signature), functions[k]->body);
   for (std::size_t k = 0; k < out_nodes.size(); ++k) {
     h = fnv1a(h, out_nodes[k]);
     h = fnv1a(h, static_cast<std::uint64_t>(out_types[k]));
@@ -71,6 +97,7 @@ constexpr std::uint64_t hash_desc(const Nodes& nodes, const Roots& out_nodes, co
       h = fnv1a(h, static_cast<std::uint64_t>(n.arg_type[k]));
       h = fnv1a(h, n.arg[k]);
     }
+    h = fnv1a(h, n.function);
   }
   return h;
 }

@@ -5,7 +5,7 @@
 
 namespace jet::detail {
 
-enum class rule { arith, same, floating, compare, select, target };
+enum class rule { arith, same, floating, compare, select, target, random };
 
 struct typing {
   dtype result;
@@ -28,6 +28,7 @@ constexpr typing resolve(rule r, int arity, const dtype* in, const bool* weak, d
   if (r == rule::compare) t.result = dtype::boolean;
   if (r == rule::select) t.args[0] = dtype::boolean;
   if (r == rule::target) t = typing{target, {in[0], in[0], in[0]}};
+  if (r == rule::random) t = typing{dtype::float32, {dtype::int64, dtype::int64, dtype::int64}};
   return t;
 }
 
