@@ -218,7 +218,7 @@ struct expression_limits {
 /// its output and where the output goes.
 struct random_expression {
   std::uint64_t seed;
-  jet::shape shape;                        // of the output (the operands broadcast to it)
+  jet::shape shape;                        // of the output: what the operands broadcast to
   std::vector<detail::node> nodes;         // post-order; the last is the root
   std::vector<dtype> input_types;          // per input slot
   std::vector<std::uint8_t> slot_operand;  // per input slot: which operand it reads
@@ -244,6 +244,12 @@ struct random_expression {
             nullptr,
             0,
             detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
+  }
+  /// The layout of each input slot: its operand's view.
+  std::vector<detail::layout> input_layouts() const {
+    std::vector<detail::layout> l;
+    for (std::uint8_t o : slot_operand) l.push_back(operands[o].where.view);
+    return l;
   }
   /// How many nodes lie on the longest path from the root to a leaf.
   int depth() const {
@@ -406,6 +412,10 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     return static_cast<std::uint16_t>(r.nodes.size() - 1);
   };
   r.out_node[0] = grow(grow, 1, false);
+
+  // The shape is what the operands the tree reads broadcast to: smaller than the one drawn when
+  // it reads only rows, columns or single elements.
+  r.shape = detail::broadcast_shape(r.desc(), r.input_layouts().data());
 
   // Stored in the expression's dtype, or converted on store into another.
   r.out_type[0] = c.chance(0.25) ? c.pick(array_dtypes) : r.nodes.back().type;
