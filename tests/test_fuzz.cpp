@@ -173,7 +173,7 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
   }
   CHECK(node_dtypes.size() == std::size(jet::test::all_dtypes));
   CHECK(input_dtypes.size() == std::size(jet::test::array_dtypes));
-  CHECK(output_dtypes.size() == std::size(jet::test::array_dtypes));
+  CHECK(output_dtypes.size() == std::size(jet::test::all_dtypes));  // bool from comparisons
   CHECK(hashes.size() >= count * 9 / 10);  // small trees repeat
   CHECK(forms.size() == std::set<std::string>(std::begin(jet::test::operand_forms), std::end(jet::test::operand_forms)).size());
   CHECK(broadcast > count / 10);
@@ -320,7 +320,7 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
                                        {op, result, 2, {dtype::float32, dtype::float32}, {0, 1}}};
     const dtype inputs[] = {dtype::float32, dtype::float32};
     const std::uint16_t out[] = {2};
-    const dtype out_types[] = {jet::test::stored_dtype(result)};
+    const dtype out_types[] = {result};
     const jet::detail::kernel_desc d{nodes, 3, 2, 0, inputs, 0, 1, out, out_types, nullptr, 0, 0};
     std::vector<jet::test::bounded> scratch;
     const long double values[] = {a, b};
@@ -362,4 +362,39 @@ TEST_CASE("an evaluation in the nodes' own dtypes passes the fuzzer's judge", "[
   INFO(determined << " of " << elements << " elements determined");
   CHECK(failed == 0);
   CHECK(determined * 3 >= elements * 2);
+}
+
+TEST_CASE("every random case, fused and unfused, passes the core's checks and planning", "[.][no_device_plan]") {
+  // With no driver (CTest points JET_CUDA_DRIVER at a library that does not exist), evaluate()
+  // checks shapes, pointers and outputs and plans the launch, then finds no device: no_device, and
+  // nothing earlier, means the GPU test's cases are all valid evaluations. The addresses are laid
+  // out as the GPU test's allocations and never dereferenced.
+  REQUIRE_FALSE(jet::device_available());
+  std::size_t planned = 0;
+  for (const random_expression& r : random_expressions(2000)) {
+    INFO("seed " << r.seed << "\n" << r.text());
+    const auto d = r.desc();
+    auto address = [](std::size_t allocation) { return reinterpret_cast<char*>(std::uintptr_t{1} << 32) + (allocation << 24); };
+    std::vector<const void*> inputs;
+    for (unsigned slot = 0; slot < d.input_count; ++slot) {
+      const auto& o = r.operands[r.slot_operand[slot]];
+      inputs.push_back(address(r.slot_operand[slot]) + o.where.first * jet::size_of(o.type));
+    }
+    const std::vector<jet::detail::layout> layouts = r.input_layouts();
+    void* out = address(7) + r.output.first * jet::size_of(r.out_type[0]);
+    jet::detail::kernel_slot slot;
+    const jet::detail::evaluation fused{d, slot, &out, &r.output.view, inputs.data(), layouts.data(), r.scalars.data()};
+    if (r.shape.size() == 0) CHECK_NOTHROW(jet::detail::evaluate(fused));
+    else CHECK_THROWS_AS(jet::detail::evaluate(fused), jet::no_device);
+    std::size_t arrays = 8;
+    jet::test::evaluate_unfused(
+        d, inputs.data(), layouts.data(), r.scalars.data(), [&](std::size_t) -> void* { return address(arrays++); },
+        [&](const jet::detail::evaluation& e) {
+          // A step of an empty expression may still have elements (a row operand of a (0, C) result).
+          if (jet::detail::broadcast_shape(e.desc, e.input_layouts).size() == 0) CHECK_NOTHROW(jet::detail::evaluate(e));
+          else CHECK_THROWS_AS(jet::detail::evaluate(e), jet::no_device);
+        });
+    ++planned;
+  }
+  CHECK(planned == 2000);
 }

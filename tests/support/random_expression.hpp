@@ -27,8 +27,9 @@
 
 namespace jet::test {
 
-/// The dtypes arrays have today, and those scalars and casts can have (bool is also the type of
-/// comparisons). A dtype added to jet is added here to be fuzzed.
+/// The dtypes the fuzzer's operands have, and those its scalars, casts and outputs can have (bool
+/// also from comparisons). jet has more (8- and 16-bit integers, unsigned ones, float16,
+/// bfloat16): adding one here fuzzes it, once the host evaluation computes it too.
 inline constexpr dtype array_dtypes[] = {dtype::int32, dtype::int64, dtype::float32, dtype::float64};
 inline constexpr dtype all_dtypes[] = {dtype::boolean, dtype::int32, dtype::int64, dtype::float32, dtype::float64};
 
@@ -211,7 +212,7 @@ struct expression_limits {
 /// its output and where the output goes.
 struct random_expression {
   std::uint64_t seed;
-  jet::shape shape;                        // of the output (the operands broadcast to it)
+  jet::shape shape;                        // of the output: what the operands broadcast to
   std::vector<detail::node> nodes;         // post-order; the last is the root
   std::vector<dtype> input_types;          // per input slot
   std::vector<std::uint8_t> slot_operand;  // per input slot: which operand it reads
@@ -237,6 +238,12 @@ struct random_expression {
             nullptr,
             0,
             detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
+  }
+  /// The layout of each input slot: its operand's view.
+  std::vector<detail::layout> input_layouts() const {
+    std::vector<detail::layout> l;
+    for (std::uint8_t o : slot_operand) l.push_back(operands[o].where.view);
+    return l;
   }
   /// How many nodes lie on the longest path from the root to a leaf.
   int depth() const {
@@ -400,10 +407,12 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
   };
   r.out_node[0] = grow(grow, 1, false);
 
-  // Stored in the expression's dtype (comparisons as int32, as arrays of bool do not exist yet),
-  // or converted on store into another.
-  const dtype root = r.nodes.back().type;
-  r.out_type[0] = c.chance(0.25) ? c.pick(array_dtypes) : root == dtype::boolean ? dtype::int32 : root;
+  // The shape is what the operands the tree reads broadcast to: smaller than the one drawn when
+  // it reads only rows, columns or single elements.
+  r.shape = detail::broadcast_shape(r.desc(), r.input_layouts().data());
+
+  // Stored in the expression's dtype, or converted on store into another.
+  r.out_type[0] = c.chance(0.25) ? c.pick(array_dtypes) : r.nodes.back().type;
   const std::int64_t per_vector = 16 / size_of(r.out_type[0]);
   r.output = make_placement(r.shape, c.pick(output_forms),
                             c.chance(0.7) ? 0 : 1 + static_cast<std::int64_t>(c.below(per_vector - 1)));

@@ -1,19 +1,18 @@
 // A kernel description taken apart into one kernel per node: each array operand copied into a
-// contiguous array of the output's shape, then each op evaluated as a one-op description whose
-// result is stored in an array of its dtype (bool as int32: arrays of bool do not exist yet; 0 and
-// 1 convert back exactly). The fuzzer's judge compares a fused result with this one.
+// contiguous array, then each op evaluated as a one-op description whose result is stored in a
+// contiguous array of its dtype, in the shape its operands broadcast to. The fuzzer's judge
+// compares a fused result with this one.
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
+#include <jet/runtime.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
 namespace jet::test {
-
-/// The dtype an unfused step stores a node's value in.
-inline dtype stored_dtype(dtype t) { return t == dtype::boolean ? dtype::int32 : t; }
 
 /// One kernel of the unfused evaluation.
 struct unfused_step {
@@ -72,20 +71,55 @@ inline std::vector<unfused_step> unfused_steps(const detail::kernel_desc& d) {
           s.scalar_slots.push_back(a.arg[0]);
           op.arg[k] = leaf(s, detail::op_id::scalar, a.type, static_cast<std::uint16_t>(s.scalar_slots.size() - 1));
         } else {
-          op.arg[k] = read_array(s, stored_dtype(a.type), {false, n.arg[k]});
+          op.arg[k] = read_array(s, a.type, {false, n.arg[k]});
         }
       }
       s.nodes.push_back(op);
     }
-    finish(s, i, stored_dtype(n.type));
+    finish(s, i, n.type);
   }
   const unsigned root = d.out_nodes[0];
-  if (stored_dtype(d.nodes[root].type) != d.out_types[0]) {  // stored into another dtype: one more conversion
+  if (d.nodes[root].type != d.out_types[0]) {  // stored into another dtype: one more conversion
     unfused_step s;
-    read_array(s, stored_dtype(d.nodes[root].type), {false, root});
+    read_array(s, d.nodes[root].type, {false, root});
     finish(s, root, d.out_types[0]);
   }
   return steps;
+}
+
+/// Where an unfused step stored its node's value.
+struct unfused_array {
+  void* data;
+  detail::layout layout;
+};
+
+/// Evaluates description d one node at a time, from its operands (pointers and layouts per input
+/// slot) and scalars: allocate(bytes) gives the memory of each step's result, evaluate(evaluation)
+/// runs each step. Returns where the last step stored the output.
+template <class Allocate, class Evaluate>
+unfused_array evaluate_unfused(const detail::kernel_desc& d, const void* const* inputs, const detail::layout* layouts,
+                               const detail::scalar_value* scalars, Allocate&& allocate, Evaluate&& evaluate) {
+  std::vector<unfused_array> array_of_node(d.node_count);  // the first step that stored each node
+  std::vector<bool> stored(d.node_count, false);
+  unfused_array last{};
+  for (const unfused_step& step : unfused_steps(d)) {
+    const detail::kernel_desc sd = step.desc();
+    std::vector<const void*> step_inputs;
+    std::vector<detail::layout> step_layouts;
+    for (const auto& from : step.inputs) {
+      step_inputs.push_back(from.original_slot ? inputs[from.index] : array_of_node[from.index].data);
+      step_layouts.push_back(from.original_slot ? layouts[from.index] : array_of_node[from.index].layout);
+    }
+    std::vector<detail::scalar_value> step_scalars;
+    for (unsigned slot : step.scalar_slots) step_scalars.push_back(scalars[slot]);
+    const jet::shape shape = detail::broadcast_shape(sd, step_layouts.data());
+    last = {allocate(std::max<std::size_t>(shape.size(), 1) * size_of(step.out_type[0])), detail::layout::contiguous(shape)};
+    if (!stored[step.stores]) array_of_node[step.stores] = last, stored[step.stores] = true;
+    detail::kernel_slot slot;
+    evaluate(detail::evaluation{sd, slot, &last.data, &last.layout, step_inputs.data(), step_layouts.data(),
+                                step_scalars.data()});
+  }
+  return last;
 }
 
 }  // namespace jet::test

@@ -1,0 +1,110 @@
+// Bad input, with no GPU: each is a clear exception thrown before anything runs on the device, or
+// (empty operands) nothing to do. tests/README.md lists every bad input tried and its outcome.
+#include "support/catch.hpp"
+#include "support/operands.hpp"
+
+#include <jet/jet.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+using jet::test::fake_view;
+
+namespace {
+
+jet::view<float> fake_nd(const jet::shape& s, std::uintptr_t address) {
+  return jet::view<float>(reinterpret_cast<float*>(address), s);
+}
+
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// out = in for one float operand, through the core, with the pointers given.
+void copy_through_core(const void* in, void* out, std::size_t n) {
+  static const jet::detail::node nodes[] = {{jet::detail::op_id::input, jet::dtype::float32}};
+  static const jet::dtype types[] = {jet::dtype::float32};
+  static const std::uint16_t roots[] = {0};
+  static const jet::detail::kernel_desc desc{
+      .nodes = nodes, .node_count = 1, .input_count = 1, .input_types = types, .out_count = 1, .out_nodes = roots,
+      .out_types = types};  // no hash: nothing here reaches the kernel cache
+  jet::detail::kernel_slot slot;
+  const jet::detail::layout l = jet::detail::layout::contiguous(jet::shape::of_size(n));
+  void* outputs[] = {out};
+  const void* inputs[] = {in};
+  jet::detail::evaluate({desc, slot, outputs, &l, inputs, &l, nullptr});
+}
+
+}  // namespace
+
+TEST_CASE("bad input: empty operands evaluate to nothing, and need no device", "[cpu][errors][bad_input]") {
+  auto x = fake_view<float>(0, 0x10000), y = fake_view<float>(0, 0x20000);
+  auto out = fake_view<float>(0, 0x30000);
+  CHECK_NOTHROW(out = x + y * 2.f);
+  auto rows = fake_nd({0, 5}, 0x40000), row = fake_nd({5}, 0x50000), empty_rows = fake_nd({0, 5}, 0x60000);
+  CHECK_NOTHROW(empty_rows = rows + row);  // (0, 5) + (5,) is (0, 5)
+  auto one = fake_view<float>(1, 0x70000);
+  CHECK_NOTHROW(out = x + one);  // (0,) + (1,) is (0,)
+  auto three = fake_view<float>(3, 0x80000);
+  CHECK_THROWS_AS(out = x + three, jet::shape_error);  // (0,) and (3,) do not broadcast
+  jet::view<float> null_but_empty(nullptr, 0);
+  CHECK_NOTHROW(null_but_empty = x * x);
+}
+
+TEST_CASE("bad input: a moved-from array is empty, and with other operands a shape_error",
+          "[cpu][errors][bad_input]") {
+  jet::array<float> a;
+  jet::array<float> b = std::move(a);  // a no longer owns memory: size 0, null data
+  CHECK(a.size() == 0);
+  CHECK(a.data() == nullptr);
+  auto x = fake_view<float>(8, 0x10000), out = fake_view<float>(8, 0x20000);
+  try {
+    out = a + x;
+    FAIL("no exception");
+  } catch (const jet::shape_error& e) {
+    CHECK(contains(e.what(), "(0,)"));
+    CHECK(contains(e.what(), "(8,)"));
+  }
+  jet::view<float> empty(nullptr, 0);
+  CHECK_NOTHROW(empty = a * 2.f);
+}
+
+TEST_CASE("bad input: null pointers are refused before anything runs", "[cpu][errors][bad_input]") {
+  CHECK_THROWS_AS(jet::view<float>(nullptr, 3), jet::invalid_argument);
+  CHECK_THROWS_AS(jet::view<float>(nullptr, jet::shape{2, 2}), jet::invalid_argument);
+  CHECK_THROWS_AS(jet::view<float>(nullptr, jet::shape{2, 2}, {2, 1}), jet::invalid_argument);
+  // The core checks too, for descriptions that did not come through a view.
+  const auto fake = reinterpret_cast<void*>(0x10000);
+  try {
+    copy_through_core(nullptr, fake, 4);
+    FAIL("no exception");
+  } catch (const jet::invalid_argument& e) {
+    CHECK(contains(e.what(), "in0"));
+    CHECK(contains(e.what(), "null"));
+  }
+  CHECK_THROWS_AS(copy_through_core(fake, nullptr, 4), jet::invalid_argument);
+  CHECK_NOTHROW(copy_through_core(nullptr, nullptr, 0));  // nothing to read or write
+}
+
+TEST_CASE("bad input: host data of the wrong size, strides that do not fit the shape", "[cpu][errors][bad_input]") {
+  const std::vector<float> five(5);
+  try {
+    jet::from_host(five, jet::shape{2, 3});
+    FAIL("no exception");
+  } catch (const jet::shape_error& e) {
+    CHECK(contains(e.what(), "5 elements"));
+    CHECK(contains(e.what(), "(2, 3)"));
+  }
+  auto* p = reinterpret_cast<float*>(0x10000);
+  CHECK_THROWS_AS(jet::view<float>(p, jet::shape{2, 3}, {1}), jet::invalid_argument);
+}
+
+TEST_CASE("bad input: outputs of one kernel that overlap are refused", "[cpu][errors][bad_input]") {
+  auto x = fake_view<float>(8, 0x10000);
+  auto a = fake_view<float>(8, 0x20000), b = fake_view<float>(8, 0x20000 + 4 * sizeof(float));
+  try {
+    jet::tie(a, b) = jet::tuple(x + 1.f, x - 1.f);
+    FAIL("no exception");
+  } catch (const jet::invalid_argument& e) {
+    CHECK(contains(e.what(), "overlap"));
+  }
+}
