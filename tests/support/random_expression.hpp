@@ -120,9 +120,10 @@ inline const std::vector<long double>& special_values(dtype t) {
   return by_dtype(t, booleans, int32s, int64s, float32s, float64s);
 }
 
-/// One random element value of dtype t: special with probability special_rate, else moderate
-/// (floating in [-4, 4], integers in [-50, 50]; positive ones in (0.1, 4] and [1, 50], where
-/// logarithms and roots are defined). Exact in long double for every dtype.
+/// One random element value of dtype t: special with probability special_rate, else moderate:
+/// floating in [-4, 4] (a fifth of them whole), integers in [-50, 50]; when `positive`, floating
+/// ones mostly in [0.1, 4) and integers in [1, 50], where logarithms and roots are defined. Exact in
+/// long double for every dtype.
 inline long double random_value(dtype t, chooser& c, double special_rate, bool positive) {
   if (c.chance(special_rate)) return c.pick(special_values(t));
   if (t == dtype::boolean) return c.below(2);
@@ -200,8 +201,8 @@ inline constexpr std::int64_t sizes_1d[] = {0,   1,   2,   3,   4,    5,    7,  
 inline constexpr std::int64_t rows_2d[] = {1, 2, 3, 5, 8, 17, 23, 33, 64};
 inline constexpr std::int64_t columns_2d[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 23, 31, 32, 33, 64, 127, 128, 129, 255, 256, 257};
 
-/// The generator's limits (the issue's: depth at most 8 nodes from root to leaf, up to 6 distinct
-/// array operands); max_ops keeps every tree within the kernel's 32 input slots.
+/// The generator's limits: at most 8 nodes from root to leaf, up to 6 distinct array operands;
+/// max_ops keeps every tree within a kernel's 32 input slots (at most 2 max_ops + 1 leaves).
 struct expression_limits {
   int max_depth = 8;
   int max_distinct_inputs = 6;
