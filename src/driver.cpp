@@ -33,6 +33,26 @@ std::string error_text(const driver_api& api, CUresult r) {
   return std::string(name ? name : "CUDA error " + std::to_string(r)) + " (" + (text ? text : "no description") + ")";
 }
 
+// The device's default memory pool, set to keep freed memory for reuse rather than return it to
+// the system at each synchronization; null when the driver or device has no pools, or when
+// JET_MEMORY_POOL=off asks for plain cuMemAlloc.
+CUmemoryPool default_pool(const driver_api& api, CUdevice device) {
+  const char* setting = std::getenv("JET_MEMORY_POOL");
+  if (setting && std::string(setting) == "off") return nullptr;
+  int supported = 0;
+  if (!api.cuMemAllocAsync || !api.cuMemFreeAsync || !api.cuDeviceGetDefaultMemPool || !api.cuMemPoolSetAttribute ||
+      !api.cuMemPoolTrimTo ||
+      api.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, device) != CUDA_SUCCESS ||
+      !supported)
+    return nullptr;
+  CUmemoryPool pool = nullptr;
+  cuuint64_t keep_everything = ~cuuint64_t{0};
+  if (api.cuDeviceGetDefaultMemPool(&pool, device) != CUDA_SUCCESS ||
+      api.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep_everything) != CUDA_SUCCESS)
+    return nullptr;
+  return pool;
+}
+
 loaded_driver load() {
   loaded_driver d;
   void* lib = dlopen(driver_library(), RTLD_NOW | RTLD_LOCAL);
@@ -49,6 +69,9 @@ loaded_driver load() {
   }
   JET_DRIVER_FUNCTIONS(JET_DRIVER_LOAD)
 #undef JET_DRIVER_LOAD
+#define JET_DRIVER_LOAD_OPTIONAL(name, symbol) d.api.name = reinterpret_cast<decltype(d.api.name)>(dlsym(lib, symbol));
+  JET_DRIVER_POOL_FUNCTIONS(JET_DRIVER_LOAD_OPTIONAL)
+#undef JET_DRIVER_LOAD_OPTIONAL
   if (CUresult r = d.api.cuInit(0); r != CUDA_SUCCESS) {
     d.failure = "no CUDA device: cuInit failed: " + error_text(d.api, r);
     return d;
@@ -59,7 +82,7 @@ loaded_driver load() {
     return d;
   }
   auto& p = d.props;
-  p.ordinal = 0;
+  p.ordinal = device_ordinal;
   int major = 0, minor = 0;
   char name[256] = {};
   const CUresult steps[] = {
@@ -78,6 +101,7 @@ loaded_driver load() {
   }
   p.arch = major * 10 + minor;
   p.name = name;
+  p.pool = default_pool(d.api, p.device);
   return d;
 }
 

@@ -32,11 +32,36 @@ namespace jet::detail {
   X(cuEventRecord, "cuEventRecord")                   \
   X(cuEventSynchronize, "cuEventSynchronize")         \
   X(cuEventElapsedTime, "cuEventElapsedTime_v2")      \
-  X(cuEventDestroy, "cuEventDestroy_v2")
+  X(cuEventDestroy, "cuEventDestroy_v2")              \
+  X(cuEventQuery, "cuEventQuery")                     \
+  X(cuStreamCreate, "cuStreamCreate")                 \
+  X(cuStreamDestroy, "cuStreamDestroy_v2")            \
+  X(cuStreamSynchronize, "cuStreamSynchronize")       \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent")           \
+  X(cuStreamIsCapturing, "cuStreamIsCapturing")       \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2")  \
+  X(cuStreamEndCapture, "cuStreamEndCapture")         \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags") \
+  X(cuGraphLaunch, "cuGraphLaunch")                   \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy")         \
+  X(cuGraphDestroy, "cuGraphDestroy")                 \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")        \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")        \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")      \
+  X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode")
+
+// Entry points of stream-ordered memory (CUDA 11.2 on): without them jet allocates with cuMemAlloc.
+#define JET_DRIVER_POOL_FUNCTIONS(X)                        \
+  X(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool") \
+  X(cuMemPoolSetAttribute, "cuMemPoolSetAttribute")         \
+  X(cuMemPoolTrimTo, "cuMemPoolTrimTo")                     \
+  X(cuMemAllocAsync, "cuMemAllocAsync")                     \
+  X(cuMemFreeAsync, "cuMemFreeAsync")
 
 struct driver_api {
 #define JET_DRIVER_MEMBER(name, symbol) decltype(&::name) name = nullptr;
   JET_DRIVER_FUNCTIONS(JET_DRIVER_MEMBER)
+  JET_DRIVER_POOL_FUNCTIONS(JET_DRIVER_MEMBER)  // null when the driver lacks them
 #undef JET_DRIVER_MEMBER
 };
 
@@ -47,6 +72,11 @@ const driver_api& driver();
 /// Throws cuda_error (out_of_memory for CUDA_ERROR_OUT_OF_MEMORY) naming `call` unless r succeeded.
 void check(CUresult r, const char* call);
 
+/// The calling thread's current stream (null: the legacy default stream), and whether a stream is
+/// being captured into a graph (for the legacy stream: or one it would synchronize with is).
+CUstream current_stream_handle();
+bool is_capturing(CUstream s);
+
 /// The device jet uses, queried once.
 struct device_properties {
   CUdevice device;
@@ -54,6 +84,7 @@ struct device_properties {
   int arch;  // 90 for sm_90
   int multiprocessors;
   std::string name;
+  CUmemoryPool pool;  // the device's default memory pool, or null: then jet uses cuMemAlloc
 };
 const device_properties& properties();
 

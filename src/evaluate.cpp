@@ -264,8 +264,8 @@ void launch(const evaluation& e, const plan& p) {
 
   const kernel_shape shape = shape_of(v);
   const unsigned long long blocks = (p.n + shape.tile() - 1) / shape.tile();  // cdiv(n, BLOCK)
-  check(driver().cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, shape.threads, 1, 1, 0, nullptr, params,
-                                nullptr),
+  check(driver().cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, shape.threads, 1, 1, 0, current_stream_handle(),
+                                params, nullptr),
         "cuLaunchKernel");
   stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
 }
@@ -306,7 +306,8 @@ void evaluate(const evaluation& e) {
     return launch(e, p);
 
   // An output overlaps an input at another place (x[1:] = x[:-1] + y): evaluate into a contiguous
-  // temporary, then copy, so that no element is read after it was overwritten.
+  // temporary, then copy, so that no element is read after it was overwritten. The temporary is
+  // allocated and freed in order on the stream (capturable, no synchronization).
   struct temporary {
     void* p = nullptr;
     ~temporary() { device_free(p); }

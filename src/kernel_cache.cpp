@@ -82,9 +82,17 @@ CUfunction compile_and_load(const kernel_desc& d, const variant_key& v) {
   const driver_api& api = driver();
   const cached_cubin binary = cached_compile(generate_source(d, v), properties().arch, describe(d));
   CUmodule module = nullptr;
-  check(api.cuModuleLoadData(&module, binary.image.data()), "cuModuleLoadData");
+  // Loading a module is no stream operation, but a capture in the global or thread-local mode
+  // refuses calls that are unsafe in general: this thread lets this one through, as the driver
+  // provides for libraries.
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  check(api.cuThreadExchangeStreamCaptureMode(&mode), "cuThreadExchangeStreamCaptureMode");
   CUfunction function = nullptr;
-  check(api.cuModuleGetFunction(&function, module, kernel_name), "cuModuleGetFunction");
+  const CUresult loaded = api.cuModuleLoadData(&module, binary.image.data());
+  const CUresult found = loaded == CUDA_SUCCESS ? api.cuModuleGetFunction(&function, module, kernel_name) : loaded;
+  api.cuThreadExchangeStreamCaptureMode(&mode);
+  check(loaded, "cuModuleLoadData");
+  check(found, "cuModuleGetFunction");
   return function;
 }
 

@@ -1,4 +1,6 @@
-// Device memory and copies.
+// Device memory and copies, in order on the calling thread's current stream. Memory comes from
+// the device's default pool (stream-ordered, cached: freed memory is reused without a system
+// call and allocating is legal during graph capture), else from cuMemAlloc.
 #include "driver.hpp"
 
 #include <jet/error.hpp>
@@ -7,37 +9,78 @@
 #include <string>
 
 namespace jet::detail {
+namespace {
+
+CUresult allocate(CUdeviceptr& p, std::size_t bytes, CUstream s) {
+  const CUmemoryPool pool = properties().pool;
+  return pool ? driver().cuMemAllocAsync(&p, bytes, s) : driver().cuMemAlloc(&p, bytes);
+}
+
+}  // namespace
 
 void* device_alloc(std::size_t bytes) {
   if (bytes == 0) return nullptr;
+  const CUstream s = current_stream_handle();
+  const bool pool = properties().pool != nullptr;
+  if (!pool && is_capturing(s))
+    throw invalid_argument("jet: cannot allocate " + std::to_string(bytes) +
+                           " bytes during stream capture: the CUDA driver has no stream-ordered memory pool");
   CUdeviceptr p = 0;
-  const CUresult r = driver().cuMemAlloc(&p, bytes);
+  CUresult r = allocate(p, bytes, s);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY && pool && !is_capturing(s)) {
+    // Memory freed on other streams may still be pending, and the pool keeps freed memory that
+    // other allocators in the process may hold on to: wait for the frees, give it back, retry.
+    release_cached_memory();
+    r = allocate(p, bytes, s);
+  }
   if (r == CUDA_ERROR_OUT_OF_MEMORY)
     throw out_of_memory("jet: out of device memory allocating " + std::to_string(bytes) + " bytes", bytes);
-  check(r, "cuMemAlloc");
+  check(r, pool ? "cuMemAllocAsync" : "cuMemAlloc");
   return reinterpret_cast<void*>(p);
 }
 
 void device_free(void* p) noexcept {
   if (!p) return;
-  try {
-    driver().cuMemFree(reinterpret_cast<CUdeviceptr>(p));  // a failure here has nowhere to go
+  try {  // a failure here has nowhere to go
+    const auto address = reinterpret_cast<CUdeviceptr>(p);
+    if (properties().pool) driver().cuMemFreeAsync(address, current_stream_handle());
+    else driver().cuMemFree(address);
   } catch (const error&) {
   }
 }
 
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
-  if (bytes) check(driver().cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, bytes), "cuMemcpyHtoD");
+  // From pageable memory the call returns once `src` has been read: the caller may free it.
+  if (bytes)
+    check(driver().cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src, bytes, current_stream_handle()),
+          "cuMemcpyHtoDAsync");
 }
 
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
-  if (bytes) check(driver().cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), bytes), "cuMemcpyDtoH");
+  if (!bytes) return;
+  const CUstream s = current_stream_handle();
+  if (is_capturing(s))
+    throw invalid_argument("jet: cannot copy " + std::to_string(bytes) +
+                           " bytes to the host during stream capture: the values do not exist until the graph runs");
+  check(driver().cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src), bytes, s), "cuMemcpyDtoHAsync");
+  check(driver().cuStreamSynchronize(s), "cuStreamSynchronize");
 }
 
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
   if (bytes)
-    check(driver().cuMemcpyDtoD(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes),
-          "cuMemcpyDtoD");
+    check(driver().cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes,
+                                     current_stream_handle()),
+          "cuMemcpyDtoDAsync");
 }
 
 }  // namespace jet::detail
+
+namespace jet {
+
+void release_cached_memory() {
+  synchronize();
+  if (const CUmemoryPool pool = detail::properties().pool)
+    detail::check(detail::driver().cuMemPoolTrimTo(pool, 0), "cuMemPoolTrimTo");
+}
+
+}  // namespace jet

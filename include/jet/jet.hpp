@@ -10,6 +10,7 @@
 #include <jet/ops.hpp>
 #include <jet/random.hpp>
 #include <jet/runtime.hpp>
+#include <jet/stream.hpp>
 
 #include <string>
 #include <tuple>

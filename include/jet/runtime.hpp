@@ -27,14 +27,21 @@ struct device_info {
   int multiprocessors;
 };
 
+/// The device jet evaluates on.
+inline constexpr int device_ordinal = 0;
+
 /// The device jet evaluates on (device 0). Throws no_device when there is no driver or device.
 device_info current_device();
 
 /// Whether a CUDA driver and device are usable; on false, `reason` says why.
 bool device_available(std::string* reason = nullptr);
 
-/// Waits for all work jet has queued on the device.
+/// Waits for all work queued on the device, on every stream.
 void synchronize();
+
+/// Waits for all work, then hands the device memory jet's pool keeps for reuse back to the system
+/// (for other allocators in the process; jet does this itself before reporting out_of_memory).
+void release_cached_memory();
 
 /// Counters over the life of the process.
 struct statistics {
