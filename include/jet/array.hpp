@@ -56,8 +56,9 @@ template <class T> std::vector<T> download(const T* device, std::size_t n) {
 
 /// A strided view of device memory: an array's, or memory that other code allocated (a PyTorch
 /// tensor, a cudaMalloc buffer). Assigning to a view writes the memory it views; a view never
-/// frees it. Copying a view copies the reference; assigning one view to another copies elements,
-/// as Eigen's Map does.
+/// frees it, but may share in keeping it alive (an `owner`, as jet::from_dlpack gives its views).
+/// Copying a view copies the reference; assigning one view to another copies elements, as Eigen's
+/// Map does.
 template <class T> class view {
   static_assert(is_element_type_v<T>, "jet::view: unsupported element type");
 
@@ -71,7 +72,11 @@ template <class T> class view {
   /// Any strides, in elements (0 repeats an element; negative walks backwards).
   view(T* device_pointer, const jet::shape& s, std::initializer_list<std::int64_t> strides)
       : view(device_pointer, with_strides(s, strides)) {}
-  view(T* device_pointer, const detail::layout& l) : data_(device_pointer), layout_(l) {
+  view(T* device_pointer, const detail::layout& l) : view(device_pointer, l, nullptr) {}
+  /// Any layout, keeping `owner` (whatever keeps the memory alive) until the last view of it,
+  /// slices included, is gone.
+  view(T* device_pointer, const detail::layout& l, std::shared_ptr<const void> owner)
+      : data_(device_pointer), layout_(l), owner_(std::move(owner)) {
     if (device_pointer == nullptr && l.extents.size() != 0)
       throw invalid_argument("jet::view: null device pointer with " + std::to_string(l.extents.size()) + " elements");
   }
@@ -96,28 +101,30 @@ template <class T> class view {
   static constexpr jet::dtype dtype() { return dtype_of<T>(); }
   T* data() const { return data_; }
   const detail::layout& layout() const { return layout_; }
+  /// What keeps the viewed memory alive, if the view shares in it (else null).
+  const std::shared_ptr<const void>& owner() const { return owner_; }
 
   /// Elements start, start + step, ... before stop along `dim`, as Python's x[start:stop:step]
   /// (negative start/stop count from the end).
   view slice(int dim, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const {
     std::int64_t first = 0;
     detail::layout l = detail::slice_layout(layout_, dim, start, stop, step, first);
-    return view(data_ + first, l);
+    return view(data_ + first, l, owner_);
   }
   /// The dimensions reversed (a matrix's transpose).
   view transpose() const {
     int order[max_rank];
     for (int d = 0; d < rank(); ++d) order[d] = rank() - 1 - d;
-    return view(data_, detail::permute_layout(layout_, std::span<const int>(order, rank())));
+    return view(data_, detail::permute_layout(layout_, std::span<const int>(order, rank())), owner_);
   }
   /// Dimension d of the result is dimension order[d] of this view.
   view permute(std::initializer_list<int> order) const {
-    return view(data_, detail::permute_layout(layout_, std::span<const int>(order.begin(), order.size())));
+    return view(data_, detail::permute_layout(layout_, std::span<const int>(order.begin(), order.size())), owner_);
   }
   /// The same elements in another shape; the view must be contiguous.
-  view reshape(const jet::shape& s) const { return view(data_, detail::reshape_layout(layout_, s)); }
+  view reshape(const jet::shape& s) const { return view(data_, detail::reshape_layout(layout_, s), owner_); }
   /// NumPy's broadcast_to: size-1 and missing leading dimensions repeat (stride 0).
-  view broadcast_to(const jet::shape& s) const { return view(data_, detail::broadcast_layout(layout_, s)); }
+  view broadcast_to(const jet::shape& s) const { return view(data_, detail::broadcast_layout(layout_, s), owner_); }
 
   /// The elements in C order (a strided view is gathered on the device first).
   std::vector<T> to_host() const;
@@ -134,6 +141,7 @@ template <class T> class view {
 
   T* data_;
   detail::layout layout_;
+  std::shared_ptr<const void> owner_;
 };
 
 /// An N-D array on the device in C order, owning its memory. Move-only: copies are explicit
