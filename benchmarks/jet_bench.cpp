@@ -1,11 +1,13 @@
 // jet against hand-written CUDA, Thrust and an unfused baseline, on the expressions of
 // expressions.hpp, float32 and float64, 2^10..2^28 elements; plus host time per call at 1024
-// elements against a raw cuLaunchKernel, and time to a first result for a new expression.
-// Prints RESULT / OVERHEAD / FIRST lines that report.py turns into tables.
+// elements against a raw cuLaunchKernel, per expression of a ten-expression step on a stream and
+// as a CUDA graph, and time to a first result for a new expression.
+// Prints RESULT / OVERHEAD / STEP / FIRST lines that report.py turns into tables.
 //   jet_bench [--quick] [--jet-only] [--tag TAG]      (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 #include "expressions.hpp"
+#include "ten_step.hpp"
 #ifdef JET_BENCH_NATIVE
 #include "native_peers.hpp"
 #endif
@@ -243,6 +245,33 @@ void overhead() {
               time_us([&] { cu.cuLaunchKernel(f, 1, 1, 1, threads, 1, 1, 0, nullptr, params, nullptr); }));
 }
 
+// Host time per expression of a step of ten dependent expressions at 1024 elements on a stream
+// (tests/support/ten_step.hpp, the step the graph tests check), back to back with one
+// synchronization at the end: evaluated expression by expression, and replayed as the CUDA graph
+// captured from one step.
+void step_overhead() {
+  const std::size_t n = 1024;
+  const int steps = 20000;
+  jet::test::device_state s;
+  std::uint64_t seed = 20;
+  for (jet::array<float>* a : {&s.x, &s.y, &s.u, &s.v, &s.w, &s.t}) *a = jet::from_host(random_normal<float>(n, seed++));
+  jet::stream stream;
+  jet::stream_guard on(stream);
+  auto us_per_expression = [&](const std::function<void()>& step) {
+    for (int i = 0; i < 100; ++i) step();
+    stream.synchronize();
+    const auto t0 = clock_type::now();
+    for (int i = 0; i < steps; ++i) step();
+    stream.synchronize();
+    return std::chrono::duration<double, std::micro>(clock_type::now() - t0).count() /
+           (double(steps) * jet::test::ten_step_expressions);
+  };
+  std::printf("STEP impl=jet_stream us=%.3f\n", us_per_expression([&] { jet::test::ten_step(s); }));
+  const jet::graph g = jet::capture([&] { jet::test::ten_step(s); });
+  std::printf("STEP impl=jet_graph us=%.3f\n", us_per_expression([&] { g.launch(); }));
+  std::fflush(stdout);
+}
+
 // Wall time from the call to the result for expressions this process has not compiled yet, with
 // an empty disk cache: the first compile in the process (NVRTC's start-up included), a second
 // new expression; then the first of them again in a fresh process, which finds it on disk.
@@ -307,6 +336,7 @@ int main(int argc, char** argv) {
   if (!jet_only) {
     first_results(argv[0]);
     overhead();
+    step_overhead();
     copy_ceiling();
     layouts();
     bfloat16_relu_add();

@@ -6,6 +6,7 @@ Usage: python3 benchmarks/report.py OUT.md FILE...
 Reads, from every FILE, the lines (anything else is ignored; a later duplicate replaces an earlier one)
   RESULT impl=<impl> expr=<expr> dtype=<dtype> n=<n> ms=<ms> gbps=<gbps>
   OVERHEAD impl=<name> us=<us>
+  STEP impl=<name> us=<us per expression of the ten-expression step>
   FIRST impl=<name> ms=<ms>
   SKIP impl=<impl> [expr=.. dtype=.. n=..] reason=<rest of the line>
 "Peers" are all impls except jet, jet_unfused and memcpy.  The copy ceiling is
@@ -27,11 +28,13 @@ OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_ad
                   "torch_compile_relu_add", "triton_add", "cupy_add_out",
                   "cupy_elementwise_relu_add", "cupy_fuse_relu_add"]
 FIRST_ORDER = ["jet_first_in_process", "jet_new_expression"]
+STEP_ORDER = ["jet_stream", "jet_graph"]
+STEP_GRAPH_TARGET_US = 1.5  # per expression, graph replay on an H200
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
 ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3}
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
 
-LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|FIRST|SKIP)\s+(.*?)\s*$")
+LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|STEP|FIRST|SKIP)\s+(.*?)\s*$")
 KV_RE = re.compile(r"(\w+)=(\S*)")
 
 
@@ -54,6 +57,7 @@ def to_int(s):
 def parse(paths):
     res = {}        # (expr, dtype, n) -> {impl: (ms, gbps)}
     overhead = {}   # impl -> us
+    step = {}       # impl -> us per expression
     first = {}      # impl -> ms
     skips = []      # dicts
     for path in paths:
@@ -88,10 +92,10 @@ def parse(paths):
                     if gbps is None and ms is None:
                         continue
                     res.setdefault((expr, dtype, n), {})[impl] = (ms, gbps)
-                elif kind == "OVERHEAD":
+                elif kind in ("OVERHEAD", "STEP"):
                     v = to_float(kv.get("us"))
                     if v is not None:
-                        overhead[impl] = v
+                        (overhead if kind == "OVERHEAD" else step)[impl] = v
                 elif kind == "FIRST":
                     v = to_float(kv.get("ms"))
                     if v is not None:
@@ -100,7 +104,7 @@ def parse(paths):
                     skips.append({"impl": impl, "expr": kv.get("expr", ""),
                                   "dtype": kv.get("dtype", ""), "n": kv.get("n", ""),
                                   "reason": reason or "", "file": os.path.basename(path)})
-    return res, overhead, first, skips
+    return res, overhead, step, first, skips
 
 
 def ordered(items, order):
@@ -175,7 +179,7 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     out_md, paths = argv[1], argv[2:]
-    res, overhead, first, skips = parse(paths)
+    res, overhead, step, first, skips = parse(paths)
 
     exprs = ordered([e for (e, _, _), impls in res.items() if set(impls) - {"memcpy"}], EXPR_ORDER)
     dtypes = ordered([d for (_, d, _) in res], DTYPE_ORDER)
@@ -243,6 +247,17 @@ def main(argv):
     md.append(f"jet / cuLaunchKernel = {f2(ratio(overhead.get('jet'), cl))}")
     md.append("")
 
+    # c2) the ten-expression step
+    md.append("## Ten-expression step on a stream (n = 1024 float32, back-to-back, one sync at the end)")
+    md.append("")
+    if step:
+        md += md_table(["impl", "us/expression"], [[i, f2(step[i])] for i in ordered(step, STEP_ORDER)])
+    else:
+        md.append("(no STEP lines)")
+    md.append("")
+    md.append(f"graph replay target: < {STEP_GRAPH_TARGET_US} us per expression")
+    md.append("")
+
     # d) first result
     md.append("## Time to first result (compile + first launch)")
     md.append("")
@@ -267,7 +282,7 @@ def main(argv):
     lines = [f"n={nname(HEAD_N)} GB/s; copy ceiling (memcpy) {f1(ceil)}"]
     lines.append(f"{'expr':<9} {'dtype':<8} {'jet':>7}  {'best peer':<16} {'GB/s':>7} "
                  f"{'jet/peer':>8} {'jet/ceil':>8}")
-    max_rows = 18
+    max_rows = 17
     for e, d, j, bp, bg, r1, r2 in summary_rows[:max_rows]:
         lines.append(f"{e:<9} {d:<8} {f1(j):>7}  {(bp or '-'):<16} {f1(bg):>7} "
                      f"{f2(r1):>8} {f2(r2):>8}")
@@ -279,6 +294,10 @@ def main(argv):
     r22 = ratio(gb(res, "add", "float32", 1 << 22, "jet"), gb(res, "add", "float32", 1 << 22, "cuda_float4"))
     r24 = ratio(gb(res, "add", "float32", 1 << 24, "jet"), gb(res, "add", "float32", 1 << 24, "cuda_float4"))
     lines.append(f"add float32 jet/cuda_float4: 2^22 {f2(r22)}  2^24 {f2(r24)}")
+    graph_us = step.get("jet_graph")
+    verdict = "-" if graph_us is None else ("met" if graph_us < STEP_GRAPH_TARGET_US else "MISSED")
+    lines.append(f"10-expression step us/expr: stream {f2(step.get('jet_stream'))}  graph {f2(graph_us)}  "
+                 f"(graph target < {STEP_GRAPH_TARGET_US}: {verdict})")
     lines.append(f"{len(skips)} SKIP line(s); wrote {out_md}")
     print("\n".join(lines))
     return 0
