@@ -49,19 +49,31 @@ void device_free(void* p) noexcept {
   }
 }
 
+namespace {
+
+// Host memory is copied in order on the current stream, and the call returns when the copy is
+// done: the caller may reuse the host memory at once, even page-locked memory (from which the
+// copy itself would return early).
+CUstream host_copy_stream(std::size_t bytes, const char* direction) {
+  const CUstream s = current_stream_handle();
+  if (is_capturing(s))
+    throw invalid_argument("jet: cannot copy " + std::to_string(bytes) + " bytes " + direction +
+                           " during stream capture: a graph would copy from host memory that is gone by then");
+  return s;
+}
+
+}  // namespace
+
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
-  // From pageable memory the call returns once `src` has been read: the caller may free it.
-  if (bytes)
-    check(driver().cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src, bytes, current_stream_handle()),
-          "cuMemcpyHtoDAsync");
+  if (!bytes) return;
+  const CUstream s = host_copy_stream(bytes, "from the host");
+  check(driver().cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src, bytes, s), "cuMemcpyHtoDAsync");
+  check(driver().cuStreamSynchronize(s), "cuStreamSynchronize");
 }
 
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   if (!bytes) return;
-  const CUstream s = current_stream_handle();
-  if (is_capturing(s))
-    throw invalid_argument("jet: cannot copy " + std::to_string(bytes) +
-                           " bytes to the host during stream capture: the values do not exist until the graph runs");
+  const CUstream s = host_copy_stream(bytes, "to the host");
   check(driver().cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src), bytes, s), "cuMemcpyDtoHAsync");
   check(driver().cuStreamSynchronize(s), "cuStreamSynchronize");
 }

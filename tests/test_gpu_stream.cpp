@@ -213,8 +213,11 @@ TEST_CASE("graphs: what a capture cannot do is refused and the stream stays usab
                       x = x + 1.f;
                       x.to_host();
                     }),
-                    "jet: cannot copy 12 bytes to the host during stream capture: the values do not exist until the "
-                    "graph runs");
+                    "jet: cannot copy 12 bytes to the host during stream capture: a graph would copy from host "
+                    "memory that is gone by then");
+  CHECK_THROWS_WITH(jet::capture([&] { x = jet::from_host(std::vector<float>{4, 5}); }),
+                    "jet: cannot copy 8 bytes from the host during stream capture: a graph would copy from host "
+                    "memory that is gone by then");
   x = x * 2.f;  // the capture was abandoned: this runs
   CHECK(x.to_host() == std::vector<float>{2, 4, 6});
 }
