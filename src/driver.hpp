@@ -25,15 +25,11 @@ namespace jet::detail {
   X(cuLaunchKernel, "cuLaunchKernel")                 \
   X(cuMemAlloc, "cuMemAlloc_v2")                      \
   X(cuMemFree, "cuMemFree_v2")                        \
-  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                  \
-  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                  \
-  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                  \
   X(cuEventCreate, "cuEventCreate")                   \
   X(cuEventRecord, "cuEventRecord")                   \
   X(cuEventSynchronize, "cuEventSynchronize")         \
   X(cuEventElapsedTime, "cuEventElapsedTime_v2")      \
   X(cuEventDestroy, "cuEventDestroy_v2")              \
-  X(cuEventQuery, "cuEventQuery")                     \
   X(cuStreamCreate, "cuStreamCreate")                 \
   X(cuStreamDestroy, "cuStreamDestroy_v2")            \
   X(cuStreamSynchronize, "cuStreamSynchronize")       \
@@ -41,13 +37,13 @@ namespace jet::detail {
   X(cuStreamIsCapturing, "cuStreamIsCapturing")       \
   X(cuStreamBeginCapture, "cuStreamBeginCapture_v2")  \
   X(cuStreamEndCapture, "cuStreamEndCapture")         \
-  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags") \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags") /* CUDA 11.4 on */ \
   X(cuGraphLaunch, "cuGraphLaunch")                   \
   X(cuGraphExecDestroy, "cuGraphExecDestroy")         \
   X(cuGraphDestroy, "cuGraphDestroy")                 \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")        \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")        \
-  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")      \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")        \
   X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode")
 
 // Entry points of stream-ordered memory (CUDA 11.2 on): without them jet allocates with cuMemAlloc.

@@ -22,3 +22,18 @@ TEST_CASE("no driver: a clear no_device error, and compile-only work still runs"
   CHECK_THROWS_AS(jet::precompile(x * x, x + x), jet::no_device);
   CHECK(jet::compile(x * x, jet::arch{90}).cubin.size() > 0);
 }
+
+TEST_CASE("no driver: streams and events need the device; the default stream and its refusals do not",
+          "[.][no_device]") {
+  CHECK_THROWS_AS(jet::stream(), jet::no_device);
+  CHECK_THROWS_AS(jet::event(), jet::no_device);
+  CHECK(jet::current_stream().handle() == nullptr);
+  {
+    const jet::stream legacy = jet::stream::wrap(nullptr);
+    jet::stream_guard on(legacy);  // the stream that is current already: nothing to order
+    CHECK(jet::current_stream().handle() == nullptr);
+  }
+  CHECK_THROWS_WITH(jet::capture([] {}),
+                    "jet::capture: the legacy default stream cannot be captured; make a jet::stream current with "
+                    "jet::stream_guard first");
+}
