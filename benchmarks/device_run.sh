@@ -46,6 +46,8 @@ if ((run_tests)); then
   summary+=("ctest gpu: $(grep -E 'tests passed' "$out/ctest-gpu.log")")
   if grep -q "^DLPACK_INCLUDE_DIR:PATH=.*NOTFOUND" build-device/CMakeCache.txt; then
     summary+=("dlpack tests: not built (no .carry/dlpack/dlpack.h)")
+  else  # PyTorch through DLPack: passed, or skipped (no PyTorch) with the reason in the log
+    summary+=("$(grep -m1 -E "gpu\.dlpack_torch .*(Passed|Skipped|Failed|\*\*\*)" "$out/ctest-gpu.log" | tr -s ' .')")
   fi
   # The fuzzer's one-line report (CTest keeps the output of passing tests in LastTest.log).
   summary+=("$(grep -h "^fuzz: " build-device/Testing/Temporary/LastTest.log | head -1)")
