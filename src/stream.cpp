@@ -17,7 +17,7 @@ CUevent ordering_event() {
   struct owned_event {
     CUevent e = nullptr;
     ~owned_event() {
-      if (e) driver().cuEventDestroy(e);
+      if (e) driver().cuEventDestroy(e);  // the driver was usable when e was made: nothing throws
     }
   };
   thread_local owned_event event;
