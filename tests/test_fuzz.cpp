@@ -72,7 +72,8 @@ std::string read_file(const std::string& path) {
 }
 
 // Every word jet can write into a kernel: those of the code generator's string literals, of the op
-// table (its CUDA spellings and helpers, its tags as jet_<tag>) and of the dtypes' names.
+// table (its CUDA spellings and helpers, its tags as jet_<tag>), of the dtypes' names, and the
+// 16-bit conversions' names it makes of them (jet_float16_to_float, jet_float_to_bfloat16).
 std::set<std::string> jet_vocabulary() {
   std::set<std::string> words;
   const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
@@ -88,14 +89,25 @@ std::set<std::string> jet_vocabulary() {
     words.insert(op.name);
     words.insert(std::string("jet_") + op.name);
   }
+  for (const jet::dtype t : jet::test::all_dtypes) {
+    words.insert("jet_" + std::string(jet::name(t)) + "_to_float");
+    words.insert("jet_float_to_" + std::string(jet::name(t)));
+  }
   return words;
 }
 
 // What in `source` jet would not have written: words outside its vocabulary and the names it
-// numbers (t3, x0, in1, ...), string literals other than extern "C", preprocessor lines other than
-// #pragma unroll, characters outside printable ASCII.
+// numbers (t3, x0, stored_x0, in1, ...), string literals other than extern "C" and, in an asm
+// statement, the 16-bit conversions' instruction and operands (made of its vocabulary's words),
+// preprocessor lines other than #pragma unroll, characters outside printable ASCII.
 std::vector<std::string> foreign_tokens(const std::string& source, const std::set<std::string>& vocabulary) {
-  static const std::regex numbered("(t|x|s|in|out|is|os|o|v|r)[0-9]+");
+  static const std::regex numbered("(t|x|stored_x|s|in|out|is|os|o|v|r)[0-9]+");
+  static const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
+  auto known_words = [&](const std::string& text) {
+    for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it)
+      if (!vocabulary.count(it->str())) return false;
+    return true;
+  };
   static const std::regex token(R"__([A-Za-z_][A-Za-z0-9_]*|[0-9][0-9A-Za-z.]*|"[^"\n]*"|\S)__");
   static const std::string punctuation = "{}()[]<>;:,.=+-*/%&|^!~?'";
   std::vector<std::string> foreign;
@@ -108,7 +120,7 @@ std::vector<std::string> foreign_tokens(const std::string& source, const std::se
       const unsigned char head = static_cast<unsigned char>(t[0]);
       const bool known = std::isalpha(head) || head == '_' ? vocabulary.count(t) || std::regex_match(t, numbered)
                          : std::isdigit(head)              ? true
-                         : head == '"'                     ? t == "\"C\""
+                         : head == '"' ? t == "\"C\"" || (line.find("asm(") != std::string::npos && known_words(t))
                          : head == '#'                     ? it->position() == static_cast<long>(first)
                                                            : punctuation.find(t[0]) != std::string::npos;
       if (!known) foreign.push_back(t);
