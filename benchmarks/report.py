@@ -28,7 +28,8 @@ CUPY = ("cupy_elementwise", "cupy_fuse")
 OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_add",
                   "torch_compile_relu_add", "triton_add", "cupy_add_out",
                   "cupy_elementwise_relu_add", "cupy_fuse_relu_add"]
-FIRST_ORDER = ["jet_first_in_process", "jet_new_expression"]
+FIRST_ORDER = ["jet_first_in_process", "jet_new_expression", "jet_new_expression_nvrtc_part",
+               "nvrtc_empty_kernel", "jet_disk_hit_fresh_process"]
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
 ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3,
           "sum_mul": 2, "row_sum": 1, "column_sum": 1}
@@ -308,6 +309,8 @@ def main(argv):
     lines.append(f"sum(x*y) 2^28 jet/cub {f2(sm('cub'))} jet/torch_sum {f2(sm('torch_sum'))} "
                  f"jet/torch_dot {f2(sm('torch_dot'))}; 2^20 jet {f1(None if sm20 is None else sm20 * 1000)} us; "
                  f"row_sum jet/torch {f2(ratio(gb(res, 'row_sum', 'float32', HEAD_N, 'jet'), gb(res, 'row_sum', 'float32', HEAD_N, 'torch_sum')))}")
+    if first:
+        lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))
     lines.append(f"{len(skips)} SKIP line(s); wrote {out_md}")
     print("\n".join(lines))
     return 0
