@@ -44,6 +44,7 @@ namespace jet::detail {
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")        \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")        \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")        \
+  X(cuMemsetD32Async, "cuMemsetD32Async")             \
   X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode")
 
 // Entry points of stream-ordered memory (CUDA 11.2 on): without them jet allocates with cuMemAlloc.
@@ -72,6 +73,20 @@ void check(CUresult r, const char* call);
 /// being captured into a graph (for the legacy stream: or one it would synchronize with is).
 CUstream current_stream_handle();
 bool is_capturing(CUstream s);
+
+/// While alive, lets the calling thread make calls that a stream capture in the global or
+/// thread-local mode refuses as unsafe in general (loading a module, allocating outside the pool):
+/// jet makes them only where they are no stream operation, as the driver provides for libraries.
+class capture_exemption {
+ public:
+  capture_exemption();
+  ~capture_exemption();
+  capture_exemption(const capture_exemption&) = delete;
+  capture_exemption& operator=(const capture_exemption&) = delete;
+
+ private:
+  CUstreamCaptureMode previous_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+};
 
 /// The device jet uses, queried once.
 struct device_properties {

@@ -26,6 +26,7 @@ struct kernel_identity {
   std::vector<std::uint16_t> out_nodes;
   std::vector<dtype> out_types;
   std::vector<std::string> functions;  // each user function's name, signature and body
+  reduction_id reduction;
   variant_key variant;
   int device;
 
@@ -37,7 +38,7 @@ struct kernel_identity {
   }
 
   bool matches(const kernel_desc& d, const variant_key& v, int dev) const {
-    return device == dev && scalar_count == d.scalar_count && variant == v &&
+    return device == dev && scalar_count == d.scalar_count && reduction == d.reduction && variant == v &&
            std::equal(nodes.begin(), nodes.end(), d.nodes, d.nodes + d.node_count) &&
            std::equal(input_types.begin(), input_types.end(), d.input_types, d.input_types + d.input_count) &&
            std::equal(out_nodes.begin(), out_nodes.end(), d.out_nodes, d.out_nodes + d.out_count) &&
@@ -68,6 +69,7 @@ struct global_cache {
                    std::vector<std::uint16_t>(d.out_nodes, d.out_nodes + d.out_count),
                    std::vector<dtype>(d.out_types, d.out_types + d.out_count),
                    kernel_identity::functions_of(d),
+                   d.reduction,
                    v,
                    device};
     return *entries.emplace(d.hash, std::move(e))->second;
@@ -81,18 +83,11 @@ global_cache& cache() {
 CUfunction compile_and_load(const kernel_desc& d, const variant_key& v) {
   const driver_api& api = driver();
   const cached_cubin binary = cached_compile(generate_source(d, v), properties().arch, describe(d));
+  const capture_exemption loading;  // a kernel first seen during a capture is loaded then
   CUmodule module = nullptr;
-  // Loading a module is no stream operation, but a capture in the global or thread-local mode
-  // refuses calls that are unsafe in general: this thread lets this one through, as the driver
-  // provides for libraries.
-  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-  check(api.cuThreadExchangeStreamCaptureMode(&mode), "cuThreadExchangeStreamCaptureMode");
+  check(api.cuModuleLoadData(&module, binary.image.data()), "cuModuleLoadData");
   CUfunction function = nullptr;
-  const CUresult loaded = api.cuModuleLoadData(&module, binary.image.data());
-  const CUresult found = loaded == CUDA_SUCCESS ? api.cuModuleGetFunction(&function, module, kernel_name) : loaded;
-  api.cuThreadExchangeStreamCaptureMode(&mode);
-  check(loaded, "cuModuleLoadData");
-  check(found, "cuModuleGetFunction");
+  check(api.cuModuleGetFunction(&function, module, kernel_name), "cuModuleGetFunction");
   return function;
 }
 

@@ -45,6 +45,12 @@ bool is_capturing(CUstream s) {
   return driver().cuStreamIsCapturing(s, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+capture_exemption::capture_exemption() {
+  check(driver().cuThreadExchangeStreamCaptureMode(&previous_), "cuThreadExchangeStreamCaptureMode");
+}
+
+capture_exemption::~capture_exemption() { driver().cuThreadExchangeStreamCaptureMode(&previous_); }
+
 void begin_capture() {
   if (!current)
     throw invalid_argument("jet::capture: the legacy default stream cannot be captured; make a jet::stream current "

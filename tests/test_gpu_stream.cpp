@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 using jet::test::fresh_seed;
@@ -220,6 +221,45 @@ TEST_CASE("graphs: what a capture cannot do is refused and the stream stays usab
                     "memory that is gone by then");
   x = x * 2.f;  // the capture was abandoned: this runs
   CHECK(x.to_host() == std::vector<float>{2, 4, 6});
+}
+
+TEST_CASE("reductions on two streams at once, and inside a graph", "[gpu][stream][graph][reduce]") {
+  const std::size_t n = (std::size_t{1} << 22) + 3;
+  const std::vector<float> hx = random_vector<float>(n, -1, 1, fresh_seed() + 16);
+  const std::vector<float> hy = random_vector<float>(n, -1, 1, fresh_seed() + 17);
+  double reference = 0, magnitude = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    reference += double(hx[i]) * hy[i];
+    magnitude += std::fabs(double(hx[i]) * hy[i]);
+  }
+  jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
+  const float once = jet::sum(x * y).item();  // reductions are deterministic: every sum below is this
+  CHECK(std::fabs(once - reference) <= 1e-5 * magnitude);
+
+  // Each stream has its own workspace: at once on two streams, every result is still exact.
+  std::vector<float> results[2];
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < 2; ++t)
+      threads.emplace_back([&, t] {
+        jet::stream s;
+        jet::stream_guard on(s);
+        for (int k = 0; k < 50; ++k) results[t].push_back(jet::sum(x * y).item());
+      });
+  }
+  for (const auto& r : results)
+    for (float v : r) REQUIRE(v == once);
+
+  jet::stream s;
+  jet::stream_guard on(s);
+  jet::array<float> total = jet::from_host(std::vector<float>{0.f}, jet::shape{});
+  jet::graph g = jet::capture([&] { total = total + jet::sum(x * y); });  // the sum's array lives inside
+  float expected = 0;
+  for (int k = 0; k < 3; ++k) {
+    g.launch();
+    expected += once;
+  }
+  CHECK(total.item() == expected);
 }
 
 TEST_CASE("memory: running out on a stream names the size and leaves the process usable", "[gpu][memory][errors]") {
