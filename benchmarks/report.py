@@ -18,7 +18,7 @@ import sys
 
 HEAD_N = 1 << 28
 NOT_PEERS = {"jet", "jet_unfused", "memcpy"}
-EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add"]
+EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "permute_add"]
 DTYPE_ORDER = ["float32", "float64", "bfloat16"]
 IMPL_ORDER = ["jet", "jet_unfused", "cuda_float4", "cuda_masked", "thrust", "torch_eager",
               "torch_compile", "triton", "cupy_elementwise", "cupy_fuse"]
@@ -28,7 +28,7 @@ OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_ad
                   "cupy_elementwise_relu_add", "cupy_fuse_relu_add"]
 FIRST_ORDER = ["jet_first_in_process", "jet_new_expression"]
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
-ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3}
+ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3, "permute_add": 3}
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
 
 LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|FIRST|SKIP)\s+(.*?)\s*$")

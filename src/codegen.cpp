@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace jet::detail {
 namespace {
@@ -151,7 +152,7 @@ template <class F> std::string join(unsigned count, F f) {
 }
 
 const char* access_name(access a) {
-  constexpr const char* names[] = {"linear", "unit", "broadcast", "gather"};
+  constexpr const char* names[] = {"linear", "unit", "broadcast", "gather", "transposed"};
   return names[static_cast<int>(a)];
 }
 
@@ -282,32 +283,61 @@ bool uses_index_space(const kernel_desc& d, const variant_key& v) {
   return strided;
 }
 
-std::string generate_source(const kernel_desc& d, const variant_key& v) {
-  const kernel_shape shape = shape_of(v);
-  const unsigned inputs = distinct_inputs(d, v);
-  const bool indexed = uses_index_space(d, v);
-  const std::string rank = number(v.rank);
-  const std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
-  auto in_type = [&](unsigned k) { return storage_type(distinct_type(d, v, k)); };
-  auto out_type = [&](unsigned k) { return storage_type(d.out_types[k]); };
-  auto vec_type = [](const std::string& t) { return "jet_vec<" + t + ", vec>"; };
-  // An operand's element at the current index: i for linear access, else its strided offset.
-  auto at = [](const std::string& pointer, const std::string& strides, bool linear) {
-    return pointer + "[" + (linear ? "i" : "jet_offset(idx, " + strides + ")") + "]";
-  };
-  std::string scalar_args;
-  for (unsigned k = 0; k < d.scalar_count; ++k) scalar_args += ", s" + number(k);
-  bool outputs_strided = false;
-  for (unsigned k = 0; k < d.out_count; ++k) outputs_strided |= v.output_access[k] != access::linear;
-  std::string src;
+launch_grid grid_of(const variant_key& v, std::size_t n, const std::int64_t* extents) {
+  if (!v.tiled) {
+    const kernel_shape shape = shape_of(v);
+    return {(n + shape.tile() - 1) / shape.tile(), shape.threads};  // cdiv(n, BLOCK)
+  }
+  unsigned long long blocks = 1;
+  for (int dim = 0; dim < v.rank; ++dim) {
+    const auto extent = static_cast<unsigned long long>(extents[dim]);
+    blocks *= dim + 2 < v.rank ? extent : (extent + tile_edge - 1) / tile_edge;
+  }
+  return {blocks, tile_threads};
+}
 
+namespace {
+
+// A kernel's source for one description and variant: the parts every variant shares (the element
+// function, the parameters) and the body, which covers the elements as the variant says.
+struct kernel_source {
+  const kernel_desc& d;
+  const variant_key& v;
+  const unsigned inputs = distinct_inputs(d, v);
+  const std::string rank = number(v.rank);
+
+  std::string in_type(unsigned k) const { return storage_type(distinct_type(d, v, k)); }
+  std::string out_type(unsigned k) const { return storage_type(d.out_types[k]); }
+  bool counter_input(unsigned k) const {
+    unsigned slot = 0;
+    while (v.unique_of[slot] != k) ++slot;
+    return is_counter(d, slot);
+  }
+  // "jet_element(outputs..., inputs..., scalars...);" with each output's and input's expression.
+  template <class Out, class In> std::string element_call(Out output, In input) const {
+    std::string scalar_args;
+    for (unsigned k = 0; k < d.scalar_count; ++k) scalar_args += ", s" + number(k);
+    return "jet_element(" + join(d.out_count, output) + (inputs ? ", " : "") + join(inputs, input) + scalar_args + ");\n";
+  }
+
+  std::string head() const;
+  std::string parameters() const;
+  std::string flat_body() const;
+  std::string tiled_body() const;
+};
+
+// Comments naming the expression and variant, the helpers it uses, and jet_element.
+std::string kernel_source::head() const {
+  const bool indexed = uses_index_space(d, v);
+  std::string src;
   src += "// jet kernel: " + describe(d) + " -> " +
          join(d.out_count, [&](unsigned k) { return std::string(name(d.out_types[k])); }) + "\n";
   src += "// variant: vec " + number(v.vec) + ", rank " + rank + ", inputs (" +
          join(inputs, [&](unsigned k) { return std::string(access_name(v.input_access[k])); }) + "), outputs (" +
          join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + ")" +
          (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
-         (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
+         (v.out_aliases_input ? ", an output aliases an input" : "") +
+         (v.tiled ? ", tiles of the two inner dimensions" : "") + "\n";
   src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
   for (const float16_format& f : float16_formats)
     if (uses_dtype(d, f.type)) src += conversion_functions(f);
@@ -366,33 +396,44 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
     src += "  o" + number(k) + " = " + stored + ";\n";
   }
   src += "}\n\n";
+  return src;
+}
 
-  // Parameters: outputs, distinct inputs (each with its strides when not linear), scalars, n, and
-  // the index space's extents when an operand is strided.
+// Outputs, distinct inputs (each with its strides when not linear), scalars, n, and the index
+// space's extents when an operand is strided.
+std::string kernel_source::parameters() const {
+  const std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
   std::string params;
   for (unsigned k = 0; k < d.out_count; ++k) {
     params += (k ? ", " : "") + out_type(k) + "*" + restrict_ + " out" + number(k);
     if (v.output_access[k] != access::linear) params += ", const jet_strides<" + rank + "> os" + number(k);
   }
-  auto counter_input = [&](unsigned k) {
-    unsigned slot = 0;
-    while (v.unique_of[slot] != k) ++slot;
-    return is_counter(d, slot);
-  };
   for (unsigned k = 0; k < inputs; ++k) {
     if (!counter_input(k)) params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
     if (v.input_access[k] != access::linear) params += ", const jet_strides<" + rank + "> is" + number(k);
   }
   for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + value_type(scalar_type(d, k)) + " s" + number(k);
   params += ", const unsigned long long n";
-  if (indexed) params += ", const jet_extents<" + rank + "> extents";
+  if (uses_index_space(d, v)) params += ", const jet_extents<" + rank + "> extents";
+  return params;
+}
+
+// Blocks of threads x ilp x vec consecutive elements of the index space, the last one masked.
+std::string kernel_source::flat_body() const {
+  const kernel_shape shape = shape_of(v);
+  const bool indexed = uses_index_space(d, v);
+  auto vec_type = [](const std::string& t) { return "jet_vec<" + t + ", vec>"; };
+  // An operand's element at the current index: i for linear access, else its strided offset.
+  auto at = [](const std::string& pointer, const std::string& strides, bool linear) {
+    return pointer + "[" + (linear ? "i" : "jet_offset(idx, " + strides + ")") + "]";
+  };
+  bool outputs_strided = false;
+  for (unsigned k = 0; k < d.out_count; ++k) outputs_strided |= v.output_access[k] != access::linear;
   const std::string unravel =
       indexed ? "      index idx[" + rank + "];\n      jet_unravel<index, " + rank + ">(index(i), extents, idx);\n" : "";
 
-  src += "extern \"C\" __global__ void __launch_bounds__(" + number(shape.threads) + ")\n";
-  src += std::string(kernel_name) + "(" + params + ") {\n";
-  src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
-         ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
+  std::string src = "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
+                    ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
   if (indexed) src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
   src += "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;  // pid * BLOCK\n";
   src += "  if (n - base >= tile) {\n";
@@ -416,16 +457,16 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
         src += "      { const " + in_type(k) + " b = in" + kk + "[" + offset + "];\n#pragma unroll\n" +
                "        for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = b; }\n";
         break;
-      case access::gather: src += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
+      default: src += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
     }
   }
   src += "    }\n#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
   src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
   if (outputs_strided) src += unravel;
   for (unsigned k = 0; k < d.out_count; ++k) src += "      " + vec_type(out_type(k)) + " r" + number(k) + ";\n";
-  src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j)\n        jet_element(" +
-         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) +
-         (inputs ? ", " : "") + join(inputs, [](unsigned k) { return "v" + number(k) + "[k].v[j]"; }) + scalar_args + ");\n";
+  src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j)\n        " +
+         element_call([](unsigned k) { return "r" + number(k) + ".v[j]"; },
+                      [](unsigned k) { return "v" + number(k) + "[k].v[j]"; });
   for (unsigned k = 0; k < d.out_count; ++k) {
     const std::string kk = number(k), vt = vec_type(out_type(k));
     switch (v.output_access[k]) {
@@ -441,15 +482,111 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += "#pragma unroll 1  // one block runs it: unrolling would only cost compile time\n";
   src += "    for (unsigned long long i = base + threadIdx.x; i < n; i += threads) {\n";
   src += unravel;
-  src += "      jet_element(" +
-         join(d.out_count, [&](unsigned k) { return at("out" + number(k), "os" + number(k), v.output_access[k] == access::linear); }) +
-         (inputs ? ", " : "") + join(inputs, [&](unsigned k) {
-           if (!counter_input(k)) return at("in" + number(k), "is" + number(k), v.input_access[k] == access::linear);
-           return v.input_access[k] == access::linear ? std::string("(long long)i") : "jet_offset(idx, is" + number(k) + ")";
-         }) +
-         scalar_args + ");\n";
+  src += "      " + element_call(
+                        [&](unsigned k) { return at("out" + number(k), "os" + number(k), v.output_access[k] == access::linear); },
+                        [&](unsigned k) {
+                          if (!counter_input(k)) return at("in" + number(k), "is" + number(k), v.input_access[k] == access::linear);
+                          return v.input_access[k] == access::linear ? std::string("(long long)i")
+                                                                     : "jet_offset(idx, is" + number(k) + ")";
+                        });
   src += "    }\n  }\n}\n";
   return src;
+}
+
+// One tile of edge x edge elements of the two inner dimensions per block (rows along the outer of
+// the two, columns along the inner), its batch dimensions unravelled from the block's number. A
+// warp reads or writes a row of the tile for the direct (gather) operands, whose steps along the
+// index space's inner dimension are short, and a column of it for the transposed ones, whose
+// contiguous dimension is the outer one: both are coalesced, and a transposed operand's column
+// turns into a row through shared memory.
+std::string kernel_source::tiled_body() const {
+  const std::string outer = number(v.rank - 2u), inner = number(v.rank - 1u);
+  struct operand_names {
+    std::string pointer, strides, base, tile, type;
+    bool transposed, counter;
+  };
+  // An operand's offset and element at row r, column c of the tile.
+  auto offset = [&](const operand_names& o) {
+    return o.base + " + r * " + o.strides + ".s[" + outer + "] + c * " + o.strides + ".s[" + inner + "]";
+  };
+  auto element = [&](const operand_names& o) { return o.pointer + "[" + offset(o) + "]"; };
+  std::vector<operand_names> ins, outs;
+  for (unsigned k = 0; k < inputs; ++k) {
+    const std::string kk = number(k);
+    ins.push_back({"in" + kk, "is" + kk, "base_in" + kk, "tile_in" + kk, in_type(k),
+                   v.input_access[k] == access::transposed, counter_input(k)});
+  }
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const std::string kk = number(k);
+    outs.push_back({"out" + kk, "os" + kk, "base_out" + kk, "tile_out" + kk, out_type(k),
+                    v.output_access[k] == access::transposed, false});
+  }
+  // A loop over this thread's elements of the tile whose body runs only inside the index space.
+  auto pass = [](bool along_columns, const std::string& body) {
+    return std::string("#pragma unroll\n  for (unsigned p = 0; p < passes; ++p) {\n") +
+           (along_columns ? "    const unsigned r = lane, c = first + p * rows;\n"
+                          : "    const unsigned r = first + p * rows, c = lane;\n") +
+           "    if (r < rows_in && c < columns_in) {\n" + body + "    }\n  }\n";
+  };
+
+  std::string src = "  constexpr unsigned threads = " + number(tile_threads) + ", edge = " + number(tile_edge) +
+                    ", rows = threads / edge, passes = edge / rows;  // rows of the tile per pass\n";
+  src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
+  src += "  jet_extents<" + rank + "> tiles = extents;\n";
+  src += "  tiles.e[" + outer + "] = (extents.e[" + outer + "] + edge - 1) / edge;\n";
+  src += "  tiles.e[" + inner + "] = (extents.e[" + inner + "] + edge - 1) / edge;\n";
+  src += "  index idx[" + rank + "];  // the tile's first element\n";
+  src += "  jet_unravel<index, " + rank + ">(index(blockIdx.x), tiles, idx);\n";
+  src += "  idx[" + outer + "] *= edge;\n  idx[" + inner + "] *= edge;\n";
+  src += "  // the tile's rows and columns inside the index space: fewer than edge at its far edges\n";
+  src += "  const index rows_in = extents.e[" + outer + "] - idx[" + outer + "], columns_in = extents.e[" + inner +
+         "] - idx[" + inner + "];\n";
+  src += "  const unsigned lane = threadIdx.x % edge, first = threadIdx.x / edge;\n";
+  for (const auto* group : {&outs, &ins})
+    for (const operand_names& o : *group) src += "  const long long " + o.base + " = jet_offset(idx, " + o.strides + ");\n";
+  src += "  // shared tiles [column][row], padded so that a warp reading a row of one meets each bank once\n";
+  for (const auto* group : {&ins, &outs})
+    for (const operand_names& o : *group)
+      if (o.transposed) src += "  __shared__ " + o.type + " " + o.tile + "[edge][edge + 1];\n";
+
+  std::string loads, registers;
+  for (unsigned k = 0; k < inputs; ++k)
+    if (ins[k].transposed) loads += "      " + ins[k].tile + "[c][r] = " + element(ins[k]) + ";\n";
+  if (!loads.empty()) src += pass(true, loads);
+  for (unsigned k = 0; k < inputs; ++k) {
+    if (ins[k].transposed) continue;
+    src += "  " + ins[k].type + " v" + number(k) + "[passes];\n";
+    registers += "      v" + number(k) + "[p] = " + (ins[k].counter ? offset(ins[k]) : element(ins[k])) + ";\n";
+  }
+  if (!registers.empty()) src += "  // every load of the tile is in flight before the barrier\n" + pass(false, registers);
+  if (!loads.empty()) src += "  __syncthreads();\n";
+
+  std::string compute;
+  for (unsigned k = 0; k < d.out_count; ++k) compute += "      " + outs[k].type + " result" + number(k) + ";\n";
+  compute += "      " + element_call([](unsigned k) { return "result" + number(k); },
+                                     [&](unsigned k) { return ins[k].transposed ? ins[k].tile + "[c][r]" : "v" + number(k) + "[p]"; });
+  std::string stores;
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const std::string result = "result" + number(k);
+    if (outs[k].transposed) {
+      compute += "      " + outs[k].tile + "[c][r] = " + result + ";\n";
+      stores += "      " + element(outs[k]) + " = " + outs[k].tile + "[c][r];\n";
+    } else {
+      compute += "      " + element(outs[k]) + " = " + result + ";\n";
+    }
+  }
+  src += pass(false, compute);
+  if (!stores.empty()) src += "  __syncthreads();\n" + pass(true, stores);
+  return src + "}\n";
+}
+
+}  // namespace
+
+std::string generate_source(const kernel_desc& d, const variant_key& v) {
+  const kernel_source k{d, v};
+  const unsigned threads = v.tiled ? tile_threads : shape_of(v).threads;
+  return k.head() + "extern \"C\" __global__ void __launch_bounds__(" + number(threads) + ")\n" + kernel_name + "(" +
+         k.parameters() + ") {\n" + (v.tiled ? k.tiled_body() : k.flat_body());
 }
 
 }  // namespace jet::detail
