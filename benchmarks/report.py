@@ -26,7 +26,8 @@ CUPY = ("cupy_elementwise", "cupy_fuse")
 OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_add",
                   "torch_compile_relu_add", "triton_add", "cupy_add_out",
                   "cupy_elementwise_relu_add", "cupy_fuse_relu_add"]
-FIRST_ORDER = ["jet_first_in_process", "jet_new_expression"]
+FIRST_ORDER = ["jet_first_in_process", "jet_new_expression", "jet_new_expression_nvrtc_part",
+               "nvrtc_empty_kernel", "jet_disk_hit_fresh_process"]
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
 ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3, "permute_add": 3}
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
@@ -279,6 +280,8 @@ def main(argv):
     r22 = ratio(gb(res, "add", "float32", 1 << 22, "jet"), gb(res, "add", "float32", 1 << 22, "cuda_float4"))
     r24 = ratio(gb(res, "add", "float32", 1 << 24, "jet"), gb(res, "add", "float32", 1 << 24, "cuda_float4"))
     lines.append(f"add float32 jet/cuda_float4: 2^22 {f2(r22)}  2^24 {f2(r24)}")
+    if first:
+        lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))
     lines.append(f"{len(skips)} SKIP line(s); wrote {out_md}")
     print("\n".join(lines))
     return 0
