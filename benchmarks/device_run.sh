@@ -85,7 +85,8 @@ fi
 if ((run_tests)); then
   # GPU sanitizers, under a minute: the GPU tests tagged [sanitize] (the fuzzer on a few
   # expressions, integer semantics, broadcasting, strided views) under memcheck and racecheck, and a
-  # planted read past the end of an allocation that memcheck must report. Logs: $out/sanitize-*.log.
+  # planted read past the end of an allocation that memcheck must report; racecheck also runs the
+  # tiled kernels' shared-memory exchange. Logs: $out/sanitize-*.log.
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   sanitize() {  # sanitize <tool> <seconds> <command...>: one line, "<tool> <what>: <result>"
     local tool=$1 seconds=$2 log="$out/sanitize-$1-$(basename "$3").log"
@@ -98,7 +99,7 @@ if ((run_tests)); then
     return $rc
   }
   summary+=("$(sanitize memcheck 30 build-device/tests/jet_gpu_tests "[sanitize]")")
-  summary+=("$(sanitize racecheck 15 build-device/tests/jet_gpu_tests "[semantics]")")
+  summary+=("$(sanitize racecheck 30 build-device/tests/jet_gpu_tests "[semantics],[tiled][sanitize]")")
   planted=$(sanitize memcheck 15 build-device/tests/jet_planted_out_of_bounds)
   if [ $? -eq 99 ] && grep -q "Invalid __global__ read" "$out/sanitize-memcheck-jet_planted_out_of_bounds.log"; then
     summary+=("planted out-of-bounds read: caught by memcheck ($planted)")

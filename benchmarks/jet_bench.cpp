@@ -203,6 +203,16 @@ void layouts() {
   report("jet", "transpose_add", "float32", n, median_ms([&] { out = x.transpose() + y; }, 20), 3.0 * n * 4);
 }
 
+// A 3-D permutation, x.permute(2, 1, 0) + y on 1024 x 512 x 512 float32 (2^28 elements): x's
+// contiguous dimension is the result's outer one.
+void permute_add() {
+  const std::size_t n = std::size_t{1} << 28;
+  jet::array<float> x = jet::from_host(random_normal<float>(n, 12), {1024, 512, 512});
+  jet::array<float> y = jet::from_host(random_normal<float>(n, 13), {512, 512, 1024});
+  jet::array<float> out(jet::shape{512, 512, 1024});
+  report("jet", "permute_add", "float32", n, median_ms([&] { out = x.permute({2, 1, 0}) + y; }, 20), 3.0 * n * 4);
+}
+
 // relu(x + y) in bfloat16 at 2^28 elements: 16-bit storage, float32 arithmetic.
 void bfloat16_relu_add() {
   const std::size_t n = std::size_t{1} << 28;
@@ -374,6 +384,7 @@ int main(int argc, char** argv) {
     step_overhead();
     copy_ceiling();
     layouts();
+    permute_add();
     bfloat16_relu_add();
   }
   reductions(jet_only);

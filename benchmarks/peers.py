@@ -604,18 +604,8 @@ def overhead_phase():
             skip(name, e)
 
 
-def layout_phase():
-    """The layout-heavy expressions of jet_bench's layouts(): 16384 x 16384 float32 (2^28 elements)."""
-    side = 16384
-    n = side * side
-    x = torch.randn(side, side, device="cuda")
-    y = torch.randn(side, side, device="cuda")
-    bias = torch.randn(side, device="cuda")
-    o = torch.empty_like(x)
-    cases = {
-        "bias_add": ((2 * n + side) * 4, lambda: torch.add(x, bias, out=o), lambda a, b: a + b, (x, bias)),
-        "transpose_add": (3 * n * 4, lambda: torch.add(x.t(), y, out=o), lambda a, b: a.t() + b, (x, y)),
-    }
+def layout_cases(cases, n):
+    """Times each case {expr: (bytes, eager call, function to compile, its args)} in eager PyTorch and torch.compile."""
     for expr, (nbytes, eager, fn, args) in cases.items():
         ms = time_ms(eager, 20)
         out(f"RESULT impl=torch_eager expr={expr} dtype=float32 n={n} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
@@ -626,7 +616,30 @@ def layout_phase():
             out(f"RESULT impl=torch_compile expr={expr} dtype=float32 n={n} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
         except Exception as e:  # noqa: BLE001
             skip("torch_compile", one_line(e), expr=expr, dtype="float32", n=n)
-    del x, y, bias, o
+
+
+def layout_phase():
+    """The layout-heavy expressions of jet_bench's layouts() and permute_add(), at 2^28 float32 elements."""
+    side = 16384
+    n = side * side
+    x = torch.randn(side, side, device="cuda")
+    y = torch.randn(side, side, device="cuda")
+    bias = torch.randn(side, device="cuda")
+    o = torch.empty_like(x)
+    cases = {
+        "bias_add": ((2 * n + side) * 4, lambda: torch.add(x, bias, out=o), lambda a, b: a + b, (x, bias)),
+        "transpose_add": (3 * n * 4, lambda: torch.add(x.t(), y, out=o), lambda a, b: a.t() + b, (x, y)),
+    }
+    layout_cases(cases, n)
+    del x, y, bias, o, cases
+    free_all()
+    # x.permute(2, 1, 0) + y on 1024 x 512 x 512 float32 (2^28 elements)
+    x = torch.randn(1024, 512, 512, device="cuda")
+    y = torch.randn(512, 512, 1024, device="cuda")
+    o = torch.empty_like(y)
+    layout_cases({"permute_add": (3 * n * 4, lambda: torch.add(x.permute(2, 1, 0), y, out=o),
+                                  lambda a, b: a.permute(2, 1, 0) + b, (x, y))}, n)
+    del x, y, o
     free_all()
     # relu(x + y) in bfloat16 at 2^28 elements
     x = torch.randn(n, device="cuda").to(torch.bfloat16)

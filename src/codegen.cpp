@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace jet::detail {
 namespace {
@@ -174,7 +175,7 @@ template <class F> std::string join(unsigned count, F f) {
 }
 
 const char* access_name(access a) {
-  constexpr const char* names[] = {"linear", "unit", "broadcast", "gather"};
+  constexpr const char* names[] = {"linear", "unit", "broadcast", "gather", "transposed"};
   return names[static_cast<int>(a)];
 }
 
@@ -308,6 +309,19 @@ bool uses_index_space(const kernel_desc& d, const variant_key& v) {
   return strided;
 }
 
+launch_grid grid_of(const variant_key& v, std::size_t n, const std::int64_t* extents) {
+  if (!v.tiled) {
+    const kernel_shape shape = shape_of(v);
+    return {(n + shape.tile() - 1) / shape.tile(), shape.threads};  // cdiv(n, BLOCK)
+  }
+  unsigned long long blocks = 1;
+  for (int dim = 0; dim < v.rank; ++dim) {
+    const auto extent = static_cast<unsigned long long>(extents[dim]);
+    blocks *= dim + 2 < v.rank ? extent : (extent + tile_edge - 1) / tile_edge;
+  }
+  return {blocks, tile_threads};
+}
+
 namespace {
 
 // The pieces of source every kernel of (d, v) shares: its inputs, how they are loaded, and the
@@ -348,7 +362,8 @@ struct kernel_parts {
            join(inputs, [&](unsigned k) { return std::string(access_name(v.input_access[k])); }) + "), outputs (" +
            join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + ")" +
            (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
-           (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
+           (v.out_aliases_input ? ", an output aliases an input" : "") +
+           (v.tiled ? ", tiles of the two inner dimensions" : "") + "\n";
     src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
     for (const float16_format& f : float16_formats)
       if (uses_dtype(d, f.type)) src += conversion_functions(f);
@@ -442,7 +457,7 @@ struct kernel_parts {
           src += "      { const " + in_type(k) + " b = in" + kk + "[" + offset + "];\n#pragma unroll\n" +
                  "        for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = b; }\n";
           break;
-        case access::gather: src += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
+        default: src += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
       }
     }
     return src + "    }\n";
@@ -494,6 +509,98 @@ std::string reduction_functions(const kernel_desc& d) {
          "  __syncthreads();  // warps[] is free for the next call\n"
          "  return a;\n"
          "}\n";
+}
+
+// One tile of edge x edge elements of the two inner dimensions per block (rows along the outer of
+// the two, columns along the inner), its batch dimensions unravelled from the block's number. A
+// warp reads or writes a row of the tile for the direct (gather) operands, whose steps along the
+// index space's inner dimension are short, and a column of it for the transposed ones, whose
+// contiguous dimension is the outer one: both are coalesced, and a transposed operand's column
+// turns into a row through shared memory.
+std::string tiled_body(const kernel_parts& parts) {
+  const kernel_desc& d = parts.d;
+  const variant_key& v = parts.v;
+  const unsigned inputs = parts.inputs;
+  const std::string& rank = parts.rank;
+  const std::string outer = number(v.rank - 2u), inner = number(v.rank - 1u);
+  struct operand_names {
+    std::string pointer, strides, base, tile, type;
+    bool transposed, counter;
+  };
+  // An operand's offset and element at row r, column c of the tile.
+  auto offset = [&](const operand_names& o) {
+    return o.base + " + r * " + o.strides + ".s[" + outer + "] + c * " + o.strides + ".s[" + inner + "]";
+  };
+  auto element = [&](const operand_names& o) { return o.pointer + "[" + offset(o) + "]"; };
+  std::vector<operand_names> ins, outs;
+  for (unsigned k = 0; k < inputs; ++k) {
+    const std::string kk = number(k);
+    ins.push_back({"in" + kk, "is" + kk, "base_in" + kk, "tile_in" + kk, parts.in_type(k),
+                   v.input_access[k] == access::transposed, parts.counter_input(k)});
+  }
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const std::string kk = number(k);
+    outs.push_back({"out" + kk, "os" + kk, "base_out" + kk, "tile_out" + kk, parts.out_type(k),
+                    v.output_access[k] == access::transposed, false});
+  }
+  // A loop over this thread's elements of the tile whose body runs only inside the index space.
+  auto pass = [](bool along_columns, const std::string& body) {
+    return std::string("#pragma unroll\n  for (unsigned p = 0; p < passes; ++p) {\n") +
+           (along_columns ? "    const unsigned r = lane, c = first + p * rows;\n"
+                          : "    const unsigned r = first + p * rows, c = lane;\n") +
+           "    if (r < rows_in && c < columns_in) {\n" + body + "    }\n  }\n";
+  };
+
+  std::string src = "  constexpr unsigned threads = " + number(tile_threads) + ", edge = " + number(tile_edge) +
+                    ", rows = threads / edge, passes = edge / rows;  // rows of the tile per pass\n";
+  src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
+  src += "  jet_extents<" + rank + "> tiles = extents;\n";
+  src += "  tiles.e[" + outer + "] = (extents.e[" + outer + "] + edge - 1) / edge;\n";
+  src += "  tiles.e[" + inner + "] = (extents.e[" + inner + "] + edge - 1) / edge;\n";
+  src += "  index idx[" + rank + "];  // the tile's first element\n";
+  src += "  jet_unravel<index, " + rank + ">(index(blockIdx.x), tiles, idx);\n";
+  src += "  idx[" + outer + "] *= edge;\n  idx[" + inner + "] *= edge;\n";
+  src += "  // the tile's rows and columns inside the index space: fewer than edge at its far edges\n";
+  src += "  const index rows_in = extents.e[" + outer + "] - idx[" + outer + "], columns_in = extents.e[" + inner +
+         "] - idx[" + inner + "];\n";
+  src += "  const unsigned lane = threadIdx.x % edge, first = threadIdx.x / edge;\n";
+  for (const auto* group : {&outs, &ins})
+    for (const operand_names& o : *group) src += "  const long long " + o.base + " = jet_offset(idx, " + o.strides + ");\n";
+  src += "  // shared tiles [column][row], padded so that a warp reading a row of one meets each bank once\n";
+  for (const auto* group : {&ins, &outs})
+    for (const operand_names& o : *group)
+      if (o.transposed) src += "  __shared__ " + o.type + " " + o.tile + "[edge][edge + 1];\n";
+
+  std::string loads, registers;
+  for (unsigned k = 0; k < inputs; ++k)
+    if (ins[k].transposed) loads += "      " + ins[k].tile + "[c][r] = " + element(ins[k]) + ";\n";
+  if (!loads.empty()) src += pass(true, loads);
+  for (unsigned k = 0; k < inputs; ++k) {
+    if (ins[k].transposed) continue;
+    src += "  " + ins[k].type + " v" + number(k) + "[passes];\n";
+    registers += "      v" + number(k) + "[p] = " + (ins[k].counter ? offset(ins[k]) : element(ins[k])) + ";\n";
+  }
+  if (!registers.empty()) src += "  // every load of the tile is in flight before the barrier\n" + pass(false, registers);
+  if (!loads.empty()) src += "  __syncthreads();\n";
+
+  std::string compute;
+  for (unsigned k = 0; k < d.out_count; ++k) compute += "      " + outs[k].type + " result" + number(k) + ";\n";
+  const std::string values = join(inputs, [&](unsigned k) { return ins[k].transposed ? ins[k].tile + "[c][r]" : "v" + number(k) + "[p]"; });
+  compute += "      jet_element(" + join(d.out_count, [](unsigned k) { return "result" + number(k); }) +
+             (inputs ? ", " + values : values) + parts.scalar_args() + ");\n";
+  std::string stores;
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const std::string result = "result" + number(k);
+    if (outs[k].transposed) {
+      compute += "      " + outs[k].tile + "[c][r] = " + result + ";\n";
+      stores += "      " + element(outs[k]) + " = " + outs[k].tile + "[c][r];\n";
+    } else {
+      compute += "      " + element(outs[k]) + " = " + result + ";\n";
+    }
+  }
+  src += pass(false, compute);
+  if (!stores.empty()) src += "  __syncthreads();\n" + pass(true, stores);
+  return src + "}\n";
 }
 
 }  // namespace
@@ -632,8 +739,9 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   params += parts.input_params() + ", const unsigned long long n";
   if (parts.indexed) params += ", const jet_extents<" + parts.rank + "> extents";
 
-  src += "extern \"C\" __global__ void __launch_bounds__(" + number(shape.threads) + ")\n";
+  src += "extern \"C\" __global__ void __launch_bounds__(" + number(v.tiled ? tile_threads : shape.threads) + ")\n";
   src += std::string(kernel_name) + "(" + params + ") {\n";
+  if (v.tiled) return src + tiled_body(parts);
   src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
          ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
   if (parts.indexed) src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";

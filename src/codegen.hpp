@@ -5,6 +5,8 @@
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/runtime.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace jet::detail {
@@ -25,6 +27,24 @@ struct kernel_shape {
   unsigned tile() const { return threads * ilp * vec; }
 };
 kernel_shape shape_of(const variant_key& v);
+
+/// A tiled kernel's blocks: tile_threads threads cover a tile of tile_edge x tile_edge elements.
+inline constexpr unsigned tile_edge = 32, tile_threads = 256;
+
+/// The shared memory a tiled kernel declares for one transposed operand of this element size: a
+/// tile padded by a column.
+constexpr std::size_t tile_bytes(int element_size) { return std::size_t{tile_edge} * (tile_edge + 1) * element_size; }
+
+/// The most shared memory a kernel may declare statically.
+inline constexpr std::size_t shared_memory_limit = 48 * 1024;
+
+/// How many blocks of how many threads a kernel of variant v is launched with, for n elements
+/// over an index space of these extents (v.rank of them).
+struct launch_grid {
+  unsigned long long blocks;
+  unsigned threads;
+};
+launch_grid grid_of(const variant_key& v, std::size_t n, const std::int64_t* extents);
 
 /// The widest vector (in elements) whose accesses stay within 16 bytes for every operand.
 unsigned max_vector_width(const kernel_desc& d);

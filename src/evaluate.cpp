@@ -5,6 +5,7 @@
 #include "disk_cache.hpp"
 #include "driver.hpp"
 #include "kernel_cache.hpp"
+#include "plan.hpp"
 
 #include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
@@ -103,6 +104,68 @@ access access_of(const std::int64_t* strides, const std::int64_t* extents, int r
   return access::gather;
 }
 
+// Whether an operand is contiguous along dimension `dim` of the index space but steps further than
+// one element along the inner one: read along the inner dimension, a warp's loads would touch a
+// sector per element.
+bool transposed_along(const std::int64_t* strides, int dim, int rank) {
+  const std::int64_t inner = strides[rank - 1];
+  return dim + 1 < rank && (strides[dim] == 1 || strides[dim] == -1) && inner != 0 && inner != 1 && inner != -1;
+}
+
+// The array operands of a plan (distinct inputs, then outputs): their strides, element sizes and
+// whether they read memory at all.
+struct operand_view {
+  std::int64_t* strides;
+  int size;
+  bool memory;
+  access* how;
+};
+template <class F> void for_each_operand(plan& p, const kernel_desc& d, F f) {
+  for (unsigned k = 0; k < p.distinct_count; ++k) {
+    const unsigned slot = p.distinct_slot[k];
+    f(operand_view{p.input_strides[k], size_of(d.input_types[slot]), !is_counter(d, slot), &p.variant.input_access[k]});
+  }
+  for (unsigned k = 0; k < d.out_count; ++k)
+    f(operand_view{p.output_strides[k], size_of(d.out_types[k]), true, &p.variant.output_access[k]});
+}
+
+// The dimension a tiled kernel pairs with the inner one: where the most bytes of transposed
+// operands are contiguous. -1 when no operand is transposed, or when a tile would be mostly idle
+// (fewer than half a tile's edge of elements along either dimension), and for a reduction, whose
+// kernels cover the index space in their own order.
+int tile_dimension(plan& p, const kernel_desc& d, int rank) {
+  if (d.reduction != reduction_id::none || rank < 2 || p.extents[rank - 1] < tile_edge / 2) return -1;
+  std::int64_t bytes[max_rank] = {};
+  for_each_operand(p, d, [&](const operand_view& o) {
+    for (int dim = 0; o.memory && dim + 1 < rank; ++dim)
+      if (transposed_along(o.strides, dim, rank)) bytes[dim] += o.size;
+  });
+  const int best = static_cast<int>(std::max_element(bytes, bytes + rank - 1) - bytes);
+  return bytes[best] > 0 && p.extents[best] >= tile_edge / 2 ? best : -1;
+}
+
+// Moves dimension `from` of the index space to `to`, in the extents and every operand's strides.
+void move_dimension(plan& p, const kernel_desc& d, int from, int to) {
+  auto move = [&](std::int64_t* a) {
+    if (from < to) std::rotate(a + from, a + from + 1, a + to + 1);
+    else std::rotate(a + to, a + from, a + from + 1);
+  };
+  move(p.extents);
+  for_each_operand(p, d, [&](const operand_view& o) { move(o.strides); });
+}
+
+// A tiled kernel's accesses: transposed operands through shared memory while it lasts, every
+// other one gathered along the inner dimension.
+void assign_tiled_accesses(plan& p, const kernel_desc& d, int rank) {
+  std::size_t shared = 0;
+  for_each_operand(p, d, [&](const operand_view& o) {
+    const bool fits = shared + tile_bytes(o.size) <= shared_memory_limit;
+    const bool transposed = o.memory && fits && transposed_along(o.strides, rank - 2, rank);
+    if (transposed) shared += tile_bytes(o.size);
+    *o.how = transposed ? access::transposed : access::gather;
+  });
+}
+
 // Whether every operand is contiguous and of the output's shape (the common case): then the whole
 // evaluation is one linear dimension, and no strides need aligning or merging.
 bool all_contiguous(const evaluation& e, const jet::shape& s) {
@@ -183,6 +246,12 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
     }
   }
 
+  // A transposed operand makes the kernel tiled, over its contiguous dimension moved next to the
+  // inner one.
+  const int tile_dim = tile_dimension(p, d, merged);
+  if (tile_dim >= 0) move_dimension(p, d, tile_dim, merged - 2);
+  p.variant.tiled = tile_dim >= 0;
+
   // Access per operand, then the widest vector every access allows.
   unsigned vec = max_vector_width(d);
   const std::int64_t inner = p.extents[merged - 1];
@@ -207,7 +276,10 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
     p.variant.output_access[k] = a;
     allow(a, e.outputs[k], p.output_strides[k], size_of(d.out_types[k]));
   }
-  if (vec == 1) {  // one element at a time: every strided operand computes its offset alike
+  if (p.variant.tiled) {
+    assign_tiled_accesses(p, d, merged);
+    vec = 1;
+  } else if (vec == 1) {  // one element at a time: every strided operand computes its offset alike
     for (unsigned k = 0; k < p.distinct_count; ++k)
       if (p.variant.input_access[k] != access::linear) p.variant.input_access[k] = access::gather;
     for (unsigned k = 0; k < d.out_count; ++k)
@@ -280,9 +352,8 @@ void launch(const evaluation& e, const plan& p) {
     if (v.output_access[k] != access::linear) a.params[a.count++] = const_cast<std::int64_t*>(p.output_strides[k]);
   }
   pack_inputs(e, p, p.n, a);
-  const kernel_shape shape = shape_of(v);
-  const unsigned long long blocks = (p.n + shape.tile() - 1) / shape.tile();  // cdiv(n, BLOCK)
-  launch(f, static_cast<unsigned>(blocks), shape.threads, a);
+  const launch_grid grid = grid_of(v, p.n, p.extents);
+  launch(f, static_cast<unsigned>(grid.blocks), grid.threads, a);
 }
 
 // out = in, for any layouts: how a temporary reaches an output it could not be written to directly.
@@ -504,6 +575,8 @@ void precompile(const evaluation* evaluations, std::size_t count) {
   }
   find_kernels_in_parallel(requests.data(), requests.size());
 }
+
+variant_key planned_variant(const evaluation& e) { return make_plan(e, index_space(e)).variant; }
 
 std::string source_of(const kernel_desc& desc) { return generate_source(desc, default_variant(desc)); }
 

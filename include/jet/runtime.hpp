@@ -81,6 +81,7 @@ enum class access : std::uint8_t {
   unit,       // strided outer dimensions, innermost stride 1: vector loads per row
   broadcast,  // strided outer dimensions, innermost stride 0: one load per vector
   gather,     // any strides: one load per element
+  transposed, // in a tiled kernel, stride ±1 in the tile's outer dimension: through shared memory
 };
 
 /// Which elements a reduction kernel combines into each result: all of them, or those along one
@@ -92,9 +93,13 @@ enum class reduce_axis : std::uint8_t { none, all, inner, outer };
 /// covers, the rank of the index space after merging contiguous dimensions, how each operand is
 /// accessed, which array operands are the same memory (each distinct input is a kernel parameter
 /// loaded once), and whether an output is one of the inputs (then nothing is __restrict__).
+/// A tiled kernel covers 2-D tiles of the index space's two innermost dimensions, one per block:
+/// its transposed operands are read and written along their own contiguous dimension through
+/// shared memory, every other one (gather) along the index space's inner dimension.
 struct variant_key {
   std::uint8_t vec = 1;
   std::uint8_t rank = 1;
+  bool tiled = false;
   bool index32 = true;  // the multi-index of every element fits 32-bit arithmetic
   bool out_aliases_input = false;
   std::uint8_t unique_of[max_inputs]{};  // input slot -> distinct-input index

@@ -1,0 +1,183 @@
+// The tiled variant, with no GPU: the planner tiles kernels with transposed operands (inputs or
+// outputs) and no others, keeps shared memory within its limit, and the tiled source compiles for
+// sm_90 in element sizes 1 to 8.
+#include "support/catch.hpp"
+#include "support/planned.hpp"
+
+#include "codegen.hpp"
+#include "compiler.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+using jet::detail::access;
+
+template <class T> jet::view<T> fake(const jet::shape& s, std::uintptr_t address) {
+  return jet::view<T>(reinterpret_cast<T*>(address), s);
+}
+
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+// What evaluate() would launch for out = e: the variant and the kernel's source.
+struct planned {
+  jet::detail::variant_key variant;
+  std::string source;
+  std::string expression;
+};
+template <class Out, class E> planned plan(const jet::view<Out>& out, const E& e) {
+  const jet::detail::variant_key v = jet::test::planned_variant_of(out, e);
+  const auto& d = jet::detail::bound_one<Out, E>::kernel::desc;
+  return {v, jet::detail::generate_source(d, v), jet::detail::describe(d)};
+}
+
+bool compiles(const planned& p) {
+  return jet::detail::compile_to_cubin(p.source, 90, p.expression).image.size() > 0;
+}
+
+}  // namespace
+
+TEST_CASE("the planner tiles kernels with a transposed input", "[cpu][tiling]") {
+  auto x = fake<float>({256, 512}, 0x100000), y = fake<float>({512, 256}, 0x300000);
+  auto out = fake<float>({512, 256}, 0x500000);
+  const planned p = plan(out, x.transpose() + y);
+  CAPTURE(p.source);
+  CHECK(p.variant.tiled);
+  CHECK(p.variant.vec == 1);
+  CHECK(p.variant.rank == 2);
+  CHECK(p.variant.input_access[0] == access::transposed);
+  CHECK(p.variant.input_access[1] == access::gather);
+  CHECK(p.variant.output_access[0] == access::gather);
+  CHECK(count(p.source, "__shared__ float tile_in0[edge][edge + 1];") == 1);
+  CHECK(count(p.source, "__shared__") == 1);
+  CHECK(count(p.source, "__syncthreads();") == 1);  // no transposed output: no second barrier
+  CHECK(count(p.source, "tile_in0[c][r] = in0[base_in0 + r * is0.s[0] + c * is0.s[1]];") == 1);
+  CHECK(count(p.source, "v1[p] = in1[base_in1 + r * is1.s[0] + c * is1.s[1]];") == 1);
+  CHECK(count(p.source, "jet_element(result0, tile_in0[c][r], v1[p]);") == 1);
+  CHECK(count(p.source, "__launch_bounds__(256)") == 1);
+  CHECK(compiles(p));
+
+  // Reversed along its contiguous dimension, a transposed operand still reads whole sectors.
+  const planned reversed = plan(out, x.transpose().slice(0, -1, -513, -1) * y);
+  CHECK(reversed.variant.tiled);
+  CHECK(reversed.variant.input_access[0] == access::transposed);
+  CHECK(compiles(reversed));
+}
+
+TEST_CASE("contiguous, broadcast and narrow operands keep the flat kernel", "[cpu][tiling]") {
+  auto x = fake<float>({512, 256}, 0x100000), y = fake<float>({512, 256}, 0x300000);
+  auto row = fake<float>({256}, 0x700000), column = fake<float>({512, 1}, 0x800000);
+  auto out = fake<float>({512, 256}, 0x500000);
+  for (const planned& p : {plan(out, x + y), plan(out, x * row), plan(out, x - column), plan(out, column + row),
+                           plan(out, x.slice(1, 0, 256, 1) + 1.f)}) {
+    CAPTURE(p.source);
+    CHECK_FALSE(p.variant.tiled);
+    CHECK(p.source.find("__shared__") == std::string::npos);
+  }
+  CHECK(plan(out, x + y).variant.vec == 4);
+  // Rows of 8 elements would leave three quarters of each tile idle: gathered instead.
+  auto narrow = fake<float>({8, 4096}, 0x900000);
+  auto narrow_out = fake<float>({4096, 8}, 0xa00000);
+  const planned p = plan(narrow_out, narrow.transpose() + 1.f);
+  CHECK_FALSE(p.variant.tiled);
+  CHECK(p.variant.input_access[0] == access::gather);
+}
+
+TEST_CASE("a transposed output is written through shared memory", "[cpu][tiling]") {
+  auto y = fake<double>({300, 200}, 0x100000), z = fake<double>({200, 300}, 0x300000);
+  auto out = fake<double>({200, 300}, 0x500000).transpose();  // (300, 200), contiguous along dimension 0
+  const planned p = plan(out, y * 2.0 + z.transpose());
+  CAPTURE(p.source);
+  CHECK(p.variant.tiled);
+  CHECK(p.variant.output_access[0] == access::transposed);
+  CHECK(p.variant.input_access[0] == access::gather);
+  CHECK(p.variant.input_access[1] == access::transposed);
+  CHECK(count(p.source, "__shared__ double tile_out0[edge][edge + 1];") == 1);
+  CHECK(count(p.source, "tile_out0[c][r] = result0;") == 1);
+  CHECK(count(p.source, "out0[base_out0 + r * os0.s[0] + c * os0.s[1]] = tile_out0[c][r];") == 1);
+  CHECK(count(p.source, "__syncthreads();") == 2);
+  CHECK(compiles(p));
+}
+
+TEST_CASE("permutations tile the contiguous dimension next to the inner one", "[cpu][tiling]") {
+  auto z = fake<float>({64, 32, 48}, 0x100000), w = fake<float>({48, 32, 64}, 0x300000);
+  auto out = fake<float>({48, 32, 64}, 0x500000);
+  const planned p = plan(out, z.permute({2, 1, 0}) + w);
+  CAPTURE(p.source);
+  CHECK(p.variant.tiled);
+  CHECK(p.variant.rank == 3);
+  CHECK(p.variant.input_access[0] == access::transposed);
+  CHECK(count(p.source, "jet_unravel<index, 3>(index(blockIdx.x), tiles, idx);") == 1);
+  CHECK(count(p.source, "tile_in0[c][r] = in0[base_in0 + r * is0.s[1] + c * is0.s[2]];") == 1);
+  CHECK(compiles(p));
+  // 48 x 32 x 64: dimension 0 (48, contiguous for z) is moved next to the inner one; 32 batches of
+  // 2 x 2 tiles.
+  const std::int64_t extents[] = {32, 48, 64};
+  const jet::detail::launch_grid grid = jet::detail::grid_of(p.variant, 48 * 32 * 64, extents);
+  CHECK(grid.blocks == 32 * 2 * 2);
+  CHECK(grid.threads == jet::detail::tile_threads);
+}
+
+TEST_CASE("tiled kernels compile in element sizes 1 to 8, several transposed operands and a transposed output",
+          "[cpu][tiling][compile]") {
+  auto in_every_type = [](auto type) {
+    using T = decltype(type);
+    INFO(jet::name(jet::dtype_of<T>()));
+    auto a = fake<T>({96, 80}, 0x100000), b = fake<T>({96, 80}, 0x300000), c = fake<T>({80, 96}, 0x500000);
+    auto out = fake<T>({96, 80}, 0x700000).transpose();
+    const planned p = plan(out, a.transpose() * b.transpose() + c);
+    CAPTURE(p.source);
+    CHECK(p.variant.tiled);
+    CHECK(p.variant.input_access[0] == access::transposed);
+    CHECK(p.variant.input_access[1] == access::transposed);
+    CHECK(p.variant.input_access[2] == access::gather);
+    CHECK(p.variant.output_access[0] == access::transposed);
+    CHECK(compiles(p));
+    planned wide = p;  // and with 64-bit indices
+    wide.variant.index32 = false;
+    const auto& d = jet::detail::bound_one<T, decltype(a.transpose() * b.transpose() + c)>::kernel::desc;
+    wide.source = jet::detail::generate_source(d, wide.variant);
+    CHECK(wide.source.find("using index = unsigned long long;") != std::string::npos);
+    CHECK(compiles(wide));
+  };
+  in_every_type(float{});
+  in_every_type(double{});
+  in_every_type(jet::bfloat16{});
+  in_every_type(std::int8_t{});
+  in_every_type(std::int16_t{});
+}
+
+TEST_CASE("transposed operands past the shared memory limit are gathered", "[cpu][tiling]") {
+  // 6 double tiles would be 6 x 8448 bytes, more than 48 KiB: the first 5 go through shared memory.
+  std::uintptr_t address = 0x100000;
+  auto next = [&] { return fake<double>({64, 64}, address += 0x100000).transpose(); };
+  auto a = next(), b = next(), c = next(), d = next(), e = next(), f = next();
+  auto out = fake<double>({64, 64}, 0x4000000);
+  const planned p = plan(out, a + b + c + d + e + f);
+  CAPTURE(p.source);
+  CHECK(p.variant.tiled);
+  for (int k = 0; k < 5; ++k) CHECK(p.variant.input_access[k] == access::transposed);
+  CHECK(p.variant.input_access[5] == access::gather);
+  CHECK(count(p.source, "__shared__") == 5);
+  CHECK(compiles(p));
+}
+
+TEST_CASE("counters and broadcast operands in a tiled kernel read their offsets directly", "[cpu][tiling]") {
+  auto x = fake<float>({100, 70}, 0x100000), row = fake<float>({100}, 0x300000);
+  auto out = fake<float>({70, 100}, 0x500000);
+  const planned p = plan(out, x.transpose() + row * jet::random_uniform({70, 100}, 7));
+  CAPTURE(p.source);
+  CHECK(p.variant.tiled);
+  CHECK(p.variant.input_access[0] == access::transposed);
+  CHECK(p.variant.input_access[1] == access::gather);
+  CHECK(p.variant.input_access[2] == access::gather);
+  CHECK(count(p.source, "v2[p] = base_in2 + r * is2.s[0] + c * is2.s[1];") == 1);  // the counter: no load
+  CHECK(compiles(p));
+}
