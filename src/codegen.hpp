@@ -41,6 +41,9 @@ inline bool is_counter(const kernel_desc& d, unsigned slot) { return d.counter_s
 /// Whether any operand needs the multi-index (then the kernel takes the index space's extents).
 bool uses_index_space(const kernel_desc& d, const variant_key& v);
 
+/// The op's tag in the op table ("add"), "input", "scalar", "counter" or "user".
+std::string_view op_tag(op_id op);
+
 std::string generate_source(const kernel_desc& d, const variant_key& v);
 
 /// The expression in C++ syntax, operands named in0.. and s0.. by slot; several outputs as a
