@@ -31,10 +31,10 @@ struct interpreter_family {
   unsigned elements;  // per thread and register: 32 bytes of the compute type
 };
 inline constexpr interpreter_family interpreter_families[] = {
-    {"float32", dtype::float32, 8},  // float32, float16 and bfloat16 storage
-    {"float64", dtype::float64, 4},
-    {"int32", dtype::int32, 8},
-    {"int64", dtype::int64, 4},
+    {"float32", dtype::float32, 4},  // float32, float16 and bfloat16 storage
+    {"float64", dtype::float64, 2},
+    {"int32", dtype::int32, 4},
+    {"int64", dtype::int64, 2},
 };
 
 inline constexpr unsigned interpreter_threads = 128;
