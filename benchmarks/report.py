@@ -27,7 +27,8 @@ CUPY = ("cupy_elementwise", "cupy_fuse")
 OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_add",
                   "torch_compile_relu_add", "triton_add", "cupy_add_out",
                   "cupy_elementwise_relu_add", "cupy_fuse_relu_add"]
-FIRST_ORDER = ["jet_first_in_process", "jet_new_expression"]
+FIRST_ORDER = ["jet_first_in_process", "jet_new_expression", "jet_new_expression_nvrtc_part",
+               "nvrtc_empty_kernel", "jet_disk_hit_fresh_process"]
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
 ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3}
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
@@ -328,7 +329,7 @@ def main(argv):
     lines = [f"n={nname(HEAD_N)} GB/s; copy ceiling (memcpy) {f1(ceil)}"]
     lines.append(f"{'expr':<9} {'dtype':<8} {'jet':>7}  {'best peer':<16} {'GB/s':>7} "
                  f"{'jet/peer':>8} {'jet/ceil':>8}")
-    max_rows = 18
+    max_rows = 17  # 8 more lines follow at most
     for e, d, j, bp, bg, r1, r2 in summary_rows[:max_rows]:
         lines.append(f"{e:<9} {d:<8} {f1(j):>7}  {(bp or '-'):<16} {f1(bg):>7} "
                      f"{f2(r1):>8} {f2(r2):>8}")
@@ -340,6 +341,8 @@ def main(argv):
     r22 = ratio(gb(res, "add", "float32", 1 << 22, "jet"), gb(res, "add", "float32", 1 << 22, "cuda_float4"))
     r24 = ratio(gb(res, "add", "float32", 1 << 24, "jet"), gb(res, "add", "float32", 1 << 24, "cuda_float4"))
     lines.append(f"add float32 jet/cuda_float4: 2^22 {f2(r22)}  2^24 {f2(r24)}")
+    if first:
+        lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))
     lines.append(interp_summary)
     lines.append(f"{len(skips)} SKIP line(s); wrote {out_md}")
     print("\n".join(lines))

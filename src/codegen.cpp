@@ -123,10 +123,16 @@ std::string value_name(const kernel_desc& d, const variant_key& v, unsigned inde
   return "t" + std::to_string(index);
 }
 
+// Operand k of node n, converted to the node's operand dtype as a cast converts: from floating to
+// integer through jet_convert (truncating, saturating, NaN to 0: a plain conversion of a value
+// out of range is undefined, and the GPU's own does not take NaN to 0), otherwise by C++'s
+// conversion (integers wrap).
 std::string operand(const kernel_desc& d, const variant_key& v, const node& n, int k) {
   const std::string name = value_name(d, v, n.arg[k]);
-  if (compute_type(d.nodes[n.arg[k]].type) == compute_type(n.arg_type[k])) return name;
-  return "static_cast<" + value_type(n.arg_type[k]) + ">(" + name + ")";
+  const dtype from = compute_type(d.nodes[n.arg[k]].type), to = compute_type(n.arg_type[k]);
+  if (from == to) return name;
+  const bool floating_to_integer = is_floating(from) && !is_floating(to) && to != dtype::boolean;
+  return (floating_to_integer ? "jet_convert<" : "static_cast<") + value_type(to) + ">(" + name + ")";
 }
 
 // The dtype of distinct input k.

@@ -308,8 +308,8 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
     kernel_desc desc;
     kernel_slot slot;
   };
-  static copy_kernel kernels[32];
-  static std::once_flag made[32];
+  static copy_kernel kernels[dtype_count];
+  static std::once_flag made[dtype_count];
   copy_kernel& k = kernels[static_cast<int>(t)];
   std::call_once(made[static_cast<int>(t)], [&] {
     k.nodes[0] = node{op_id::input, t};

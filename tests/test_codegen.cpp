@@ -55,6 +55,14 @@ TEST_CASE("operands of other dtypes are converted explicitly", "[cpu][codegen]")
   CHECK(src.find("jet_add(static_cast<double>(x0), x1)") != std::string::npos);
   CHECK(src.find("vec = 2") != std::string::npos);  // the widest operand (double) sets the width
   CHECK(src.find("const int* __restrict__ in0") != std::string::npos);
+  // From floating to integer an operand converts as a cast does, through jet_convert (NaN to 0,
+  // saturating): a static_cast is undefined out of range, and on the GPU takes NaN elsewhere (the
+  // fuzzer's philox_uniform cases, tests/README.md).
+  auto f = jet::test::fake_view<float>(8);
+  const std::string random = jet::source(jet::philox_uniform(f, d));
+  CAPTURE(random);
+  CHECK(random.find("jet_philox_uniform(jet_convert<long long>(x0), jet_convert<long long>(x1))") != std::string::npos);
+  CHECK(random.find("static_cast<long long>") == std::string::npos);
 }
 
 TEST_CASE("each distinct input is one parameter, loaded once", "[cpu][codegen]") {

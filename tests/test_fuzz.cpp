@@ -72,7 +72,8 @@ std::string read_file(const std::string& path) {
 }
 
 // Every word jet can write into a kernel: those of the code generator's string literals, of the op
-// table (its CUDA spellings and helpers, its tags as jet_<tag>) and of the dtypes' names.
+// table (its CUDA spellings and helpers, its tags as jet_<tag>), of the dtypes' names, and the
+// 16-bit conversions' names it makes of them (jet_float16_to_float, jet_float_to_bfloat16).
 std::set<std::string> jet_vocabulary() {
   std::set<std::string> words;
   const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
@@ -88,14 +89,25 @@ std::set<std::string> jet_vocabulary() {
     words.insert(op.name);
     words.insert(std::string("jet_") + op.name);
   }
+  for (const jet::dtype t : jet::test::all_dtypes) {
+    words.insert("jet_" + std::string(jet::name(t)) + "_to_float");
+    words.insert("jet_float_to_" + std::string(jet::name(t)));
+  }
   return words;
 }
 
 // What in `source` jet would not have written: words outside its vocabulary and the names it
-// numbers (t3, x0, in1, ...), string literals other than extern "C", preprocessor lines other than
-// #pragma unroll, characters outside printable ASCII.
+// numbers (t3, x0, stored_x0, in1, ...), string literals other than extern "C" and, in an asm
+// statement, the 16-bit conversions' instruction and operands (made of its vocabulary's words),
+// preprocessor lines other than #pragma unroll, characters outside printable ASCII.
 std::vector<std::string> foreign_tokens(const std::string& source, const std::set<std::string>& vocabulary) {
-  static const std::regex numbered("(t|x|s|in|out|is|os|o|v|r)[0-9]+");
+  static const std::regex numbered("(t|x|stored_x|s|in|out|is|os|o|v|r)[0-9]+");
+  static const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
+  auto known_words = [&](const std::string& text) {
+    for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it)
+      if (!vocabulary.count(it->str())) return false;
+    return true;
+  };
   static const std::regex token(R"__([A-Za-z_][A-Za-z0-9_]*|[0-9][0-9A-Za-z.]*|"[^"\n]*"|\S)__");
   static const std::string punctuation = "{}()[]<>;:,.=+-*/%&|^!~?'";
   std::vector<std::string> foreign;
@@ -108,7 +120,7 @@ std::vector<std::string> foreign_tokens(const std::string& source, const std::se
       const unsigned char head = static_cast<unsigned char>(t[0]);
       const bool known = std::isalpha(head) || head == '_' ? vocabulary.count(t) || std::regex_match(t, numbered)
                          : std::isdigit(head)              ? true
-                         : head == '"'                     ? t == "\"C\""
+                         : head == '"' ? t == "\"C\"" || (line.find("asm(") != std::string::npos && known_words(t))
                          : head == '#'                     ? it->position() == static_cast<long>(first)
                                                            : punctuation.find(t[0]) != std::string::npos;
       if (!known) foreign.push_back(t);
@@ -123,7 +135,7 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
           "[cpu][fuzz]") {
   const std::size_t count = 2000;
   const auto expressions = random_expressions(count);
-  std::map<jet::detail::op_id, std::size_t> trees_with_op;
+  jet::test::coverage coverage;
   std::set<jet::dtype> node_dtypes, input_dtypes, output_dtypes;
   std::set<std::uint64_t> hashes;
   std::set<std::string> forms;
@@ -137,11 +149,10 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
     CHECK(d.input_count <= jet::detail::max_inputs);
     CHECK(d.scalar_count <= jet::detail::max_scalars);
     CHECK(r.nodes.back().op != jet::detail::op_id::input);
-    std::set<jet::detail::op_id> ops;
+    coverage.add(r);
     for (const auto& n : r.nodes) {
       node_dtypes.insert(n.type);
       if (n.op == jet::detail::op_id::input || n.op == jet::detail::op_id::scalar) continue;
-      ops.insert(n.op);
       // Typed as the templates type: resolve again from the operands.
       const auto& op = jet::test::op_for(n.op);
       jet::dtype in[3];
@@ -156,7 +167,6 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
       CHECK(t.result == n.type);
       CHECK(std::equal(t.args, t.args + n.arity, n.arg_type));
     }
-    for (jet::detail::op_id op : ops) ++trees_with_op[op];
     for (unsigned k = 0; k < d.input_count; ++k) input_dtypes.insert(d.input_types[k]);
     output_dtypes.insert(r.out_type[0]);
     hashes.insert(d.hash);
@@ -167,13 +177,10 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
     }
     empty += r.shape.size() == 0;
   }
-  for (const auto& op : jet::test::op_table()) {
-    INFO(op.name << " is in " << trees_with_op[op.id] << " of " << count << " trees");
-    CHECK(trees_with_op[op.id] * 100 >= count);
-  }
+  CHECK(coverage.rare() == "");  // every op and every dtype in at least 1% of the trees
   CHECK(node_dtypes.size() == std::size(jet::test::all_dtypes));
-  CHECK(input_dtypes.size() == std::size(jet::test::array_dtypes));
-  CHECK(output_dtypes.size() == std::size(jet::test::all_dtypes));  // bool from comparisons
+  CHECK(input_dtypes.size() == std::size(jet::test::all_dtypes));
+  CHECK(output_dtypes.size() == std::size(jet::test::all_dtypes));
   CHECK(hashes.size() >= count * 9 / 10);  // small trees repeat
   CHECK(forms.size() == std::set<std::string>(std::begin(jet::test::operand_forms), std::end(jet::test::operand_forms)).size());
   CHECK(broadcast > count / 10);
@@ -335,6 +342,55 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
   CHECK(std::isnan(nan.value));
   CHECK(nan.radius == 0);  // NaN under every perturbation: determined
   CHECK(binary(op_id::sub, dtype::float32, INFINITY, 1).radius == 0);
+}
+
+TEST_CASE("the host evaluation converts as jet does: integers wrap, floating values saturate, NaN is 0",
+          "[cpu][fuzz][reference]") {
+  // The GPU fuzzer's first run found the host evaluation saturating integers into narrower ones
+  // (out = max(c, c), int64 into int32; cast<int32_t>(cast<int64_t>(b))), and the kernels taking
+  // a NaN operand to the lowest int64 instead of 0 (philox_uniform(sqrt(d), ...)): tests/README.md.
+  using jet::detail::op_id;
+  using jet::dtype;
+  // op on one input per operand (of dtypes `in`, converted to `args`), its result stored as `out`;
+  // the reference and the evaluation in the nodes' own dtypes must agree.
+  auto evaluate = [](op_id op, std::vector<dtype> in, std::vector<dtype> args, dtype result, dtype out,
+                     std::vector<long double> values) {
+    std::vector<jet::detail::node> nodes;
+    jet::detail::node n{op, result, static_cast<std::uint8_t>(in.size())};
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      nodes.push_back({op_id::input, in[k], 0, {}, {static_cast<std::uint16_t>(k)}});
+      n.arg[k] = static_cast<std::uint16_t>(k);
+      n.arg_type[k] = args[k];
+    }
+    nodes.push_back(n);
+    const std::uint16_t root[] = {static_cast<std::uint16_t>(in.size())};
+    const jet::detail::kernel_desc d{nodes.data(), static_cast<std::uint32_t>(nodes.size()), static_cast<std::uint32_t>(in.size()),
+                                     0, in.data(), 0, 1, root, &out, nullptr, 0, 0};
+    auto input = [&](unsigned slot) { return values[slot]; };
+    std::vector<jet::test::bounded> scratch;
+    std::vector<long double> own;
+    const jet::test::bounded ref = jet::test::evaluate_element(d, 0, input, nullptr, scratch);
+    CHECK(ref.determined());
+    CHECK(jet::test::evaluate_element_in_own_dtypes(d, 0, input, nullptr, own) == ref.value);
+    return ref.value;
+  };
+  const dtype i64 = dtype::int64, i32 = dtype::int32, f64 = dtype::float64, f32 = dtype::float32;
+  constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+  // Integers into narrower integers wrap, stored or cast (fuzz cases 7258500695581219828, 3279816509721475205).
+  CHECK(evaluate(op_id::max, {i64, i64}, {i64, i64}, i64, i32, {int64_max, int64_max}) == -1);
+  CHECK(evaluate(op_id::max, {i64, i64}, {i64, i64}, i64, i32, {-2147483649.0L, -2147483649.0L}) == 2147483647);
+  CHECK(evaluate(op_id::cast, {i64}, {i64}, i32, i32, {1e10L}) == 1410065408);
+  CHECK(evaluate(op_id::cast, {dtype::uint64}, {dtype::uint64}, dtype::int8, dtype::int8, {18446744073709551615.0L}) == -1);
+  CHECK(evaluate(op_id::cast, {dtype::int16}, {dtype::int16}, dtype::uint8, dtype::uint8, {-300}) == 212);
+  // Floating values saturate and NaN is 0, as operands too (fuzz case 7043010981146226037).
+  CHECK(evaluate(op_id::cast, {f64}, {f64}, i32, i32, {1e300L}) == 2147483647);
+  CHECK(evaluate(op_id::add, {f64, f64}, {f64, f64}, f64, i64, {NAN, 1}) == 0);
+  auto philox = [](long double counter, long double seed) {
+    return static_cast<long double>(jet::host::philox_uniform(static_cast<std::int64_t>(counter), static_cast<std::int64_t>(seed)));
+  };
+  CHECK(evaluate(op_id::philox_uniform, {f64, f32}, {i64, i64}, f32, f32, {NAN, -2.75f}) == philox(0, -2));
+  CHECK(evaluate(op_id::philox_uniform, {f32, f64}, {i64, i64}, f32, f32, {1e30f, -INFINITY}) ==
+        philox(int64_max, std::numeric_limits<std::int64_t>::lowest()));
 }
 
 TEST_CASE("an evaluation in the nodes' own dtypes passes the fuzzer's judge", "[cpu][fuzz][reference]") {

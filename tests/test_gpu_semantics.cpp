@@ -97,3 +97,37 @@ TEST_CASE("floating to integer conversions saturate and take NaN to 0, on the GP
   const auto got = jet::array<std::int32_t>(jet::cast<std::int32_t>(jet::from_host(special))).to_host();
   CHECK(got == std::vector<std::int32_t>{0, highest<std::int32_t>, lowest<std::int32_t>, -2});
 }
+
+TEST_CASE("operands converted to integers saturate and take NaN to 0; narrower integers wrap, on the GPU",
+          "[gpu][semantics][sanitize]") {
+  // The GPU fuzzer's first run (tests/README.md): philox_uniform's int64 counter and seed, from
+  // floating operands, were plain conversions, which took NaN to the lowest int64 instead of 0.
+  const std::vector<double> hd = floating_extremes<double>();
+  const std::vector<float> hf = floating_extremes<float>();
+  REQUIRE(hd.size() == hf.size());
+  const jet::array<double> d = jet::from_host(hd);
+  const jet::array<float> f = jet::from_host(hf);
+  const std::vector<float> random = jet::array<float>(jet::philox_uniform(d, f)).to_host();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < hd.size(); ++i) {
+    const float want = jet::host::philox_uniform(jet::host::convert<std::int64_t>(hd[i]), jet::host::convert<std::int64_t>(hf[i]));
+    if (random[i] != want && wrong++ < 5) std::printf("  philox_uniform, element %zu: got %.9g, want %.9g\n", i, random[i], want);
+  }
+  CHECK(wrong == 0);
+
+  // int64 into int32 and int8 wraps, stored or cast (the fuzzer's out = max(c, c), and cast<int32_t> of an int64).
+  std::vector<std::int64_t> hl = extremes<std::int64_t>();
+  hl.insert(hl.end(), {10000000000, std::int64_t{1} << 31, -(std::int64_t{1} << 31) - 1, 300, -300});
+  const jet::array<std::int64_t> l = jet::from_host(hl);
+  jet::array<std::int32_t> stored(hl.size());
+  stored = jet::max(l, l);
+  auto wrapped = [&](auto narrow) { return [&, narrow](std::size_t i) { return static_cast<decltype(narrow)>(hl[i]); }; };
+  CHECK(differences("stored into int32", stored.to_host(), wrapped(std::int32_t{})) == 0);
+  CHECK(differences("cast<int32_t>", jet::array<std::int32_t>(jet::cast<std::int32_t>(l)).to_host(), wrapped(std::int32_t{})) == 0);
+  CHECK(differences("cast<int8_t>", jet::array<std::int8_t>(jet::cast<std::int8_t>(l)).to_host(), wrapped(std::int8_t{})) == 0);
+  // Saturated, then wrapped: cast<int32_t>(cast<int64_t>(1e10)) is 1e10 mod 2^32.
+  const auto chained = jet::array<std::int32_t>(jet::cast<std::int32_t>(jet::cast<std::int64_t>(d))).to_host();
+  CHECK(differences("cast<int32_t>(cast<int64_t>(x))", chained, [&](std::size_t i) {
+          return static_cast<std::int32_t>(jet::host::convert<std::int64_t>(hd[i]));
+        }) == 0);
+}

@@ -13,7 +13,7 @@
 // nearly equal values, a NaN that appears under a perturbation).
 #pragma once
 
-#include "reference.hpp"  // by_dtype
+#include "reference.hpp"  // with_cpp_type, per_dtype
 
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/ops.hpp>
@@ -29,9 +29,13 @@ namespace jet::test {
 
 static_assert(std::numeric_limits<long double>::digits >= 64, "values must hold int64 and float64 exactly");
 
-/// ulps of its dtype each floating op may be off by: twice CUDA's largest documented error among
-/// the table's functions (powf, 4 ulp), so that the float64 reference's own rounding fits too.
-inline constexpr double rounding_ulps = 8;
+/// The per-dtype floor: ulps of its dtype each floating node may be off by. float32 and float64:
+/// 8, twice CUDA's largest documented error among the table's functions (powf, 4 ulp), so that the
+/// float64 reference's own rounding fits too. float16 and bfloat16: 1. A 16-bit node computes in
+/// float32 and is rounded to its dtype, to nearest, where it is stored (in the unfused evaluation,
+/// every node; fused, only casts and the output): half an ulp, and float32's own error of a few
+/// float32 ulps is at most 2^-11 of a 16-bit ulp more.
+inline double rounding_ulps(dtype t) { return size_of(t) == 2 ? 1 : 8; }
 
 /// A value, the bound on its error (infinite: undetermined), and the value rounded to the dtype it
 /// was computed in: one that the GPU may well hold.
@@ -47,54 +51,65 @@ inline constexpr double unknown = std::numeric_limits<double>::infinity();
 /// One ulp of dtype t at |v|, and at least the dtype's smallest normal number: results below it
 /// may lose all their bits (sigmoid(-95.f) is 0: exp(95.f) overflows). 0 for integers and bool.
 inline double ulp(dtype t, long double v) {
-  if (t == dtype::float32) return std::max<double>(std::fabs(static_cast<double>(v)) * 0x1p-23, 0x1p-126);
-  if (t == dtype::float64) return std::max<double>(std::fabs(static_cast<double>(v)) * 0x1p-52, 0x1p-1022);
-  return 0;
+  struct spacing {
+    double epsilon, smallest_normal;
+  };
+  static const auto table = per_dtype([](auto x) {
+    using L = std::numeric_limits<decltype(x)>;
+    if constexpr (std::is_integral_v<decltype(x)>) return spacing{0, 0};
+    else return spacing{static_cast<double>(static_cast<float>(L::epsilon())), static_cast<double>(L::min())};
+  });
+  const spacing& s = table[static_cast<std::size_t>(t)];
+  return std::max<double>(std::fabs(static_cast<double>(v)) * s.epsilon, s.smallest_normal);
 }
 
+/// The largest and the lowest finite value of dtype t.
 inline long double largest(dtype t) {
-  switch (t) {
-    case dtype::boolean: return 1;
-    case dtype::int32: return std::numeric_limits<std::int32_t>::max();
-    case dtype::int64: return std::numeric_limits<std::int64_t>::max();
-    case dtype::float32: return std::numeric_limits<float>::max();
-    default: return std::numeric_limits<double>::max();
-  }
+  static const auto table = per_dtype([](auto x) { return static_cast<long double>(std::numeric_limits<decltype(x)>::max()); });
+  return table[static_cast<std::size_t>(t)];
 }
-
 inline long double smallest(dtype t) {
-  switch (t) {
-    case dtype::boolean: return 0;
-    case dtype::int32: return std::numeric_limits<std::int32_t>::lowest();
-    case dtype::int64: return std::numeric_limits<std::int64_t>::lowest();
-    default: return -largest(t);
-  }
+  static const auto table =
+      per_dtype([](auto x) { return static_cast<long double>(std::numeric_limits<decltype(x)>::lowest()); });
+  return table[static_cast<std::size_t>(t)];
 }
 
 /// The precision an evaluation computes floating nodes in: float64 (the reference), or each
 /// node's own dtype (as the GPU does; for checking the bound on the host).
 enum class precision { float64, own_dtypes };
 
-/// v as a value of dtype t: integers and bool converted as jet converts; floating values rounded
-/// to float64, or in own_dtypes precision to t.
-inline long double as_dtype(dtype t, long double v, precision p = precision::float64) {
-  switch (t) {
-    case dtype::boolean: return host::convert<bool>(v);
-    case dtype::int32: return host::convert<std::int32_t>(v);
-    case dtype::int64: return host::convert<std::int64_t>(v);
-    case dtype::float32: return p == precision::own_dtypes ? static_cast<float>(v) : static_cast<double>(v);
-    default: return static_cast<double>(v);
+/// v, a value of dtype `from`, as a value of dtype `to`, converted as jet converts (ops.def): from
+/// floating to integer it truncates, saturates and takes NaN to 0; from integer or bool to integer
+/// it wraps modulo 2^bits (as C++20 converts); to bool it is v != 0. Floating values are rounded to
+/// float64, or in own_dtypes precision to `to` (a 16-bit float through float32, as the GPU rounds).
+inline long double as_dtype(dtype from, dtype to, long double v, precision p = precision::float64) {
+  if (to == dtype::boolean) return v != 0;
+  if (is_floating(to)) {
+    if (p == precision::float64 || to == dtype::float64) return static_cast<double>(v);
+    return with_cpp_type(to, [&](auto x) {
+      return static_cast<long double>(static_cast<float>(static_cast<decltype(x)>(static_cast<float>(v))));
+    });
   }
+  if (is_floating(from))
+    return with_cpp_type(to, [&](auto x) { return static_cast<long double>(host::convert<decltype(x)>(v)); });
+  // An integer of at most 64 bits, signed or not: its two's complement bits, converted back.
+  const std::uint64_t bits = v < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) : static_cast<std::uint64_t>(v);
+  return with_cpp_type(to, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(bits)); });
 }
 
 /// Calls f(T{}) with T the C++ type dtype t computes in at precision p.
 template <class F> decltype(auto) with_compute_type(dtype t, precision p, F&& f) {
   switch (t) {
     case dtype::boolean: return f(bool{});
+    case dtype::int8: return f(std::int8_t{});
+    case dtype::uint8: return f(std::uint8_t{});
+    case dtype::int16: return f(std::int16_t{});
     case dtype::int32: return f(std::int32_t{});
+    case dtype::uint32: return f(std::uint32_t{});
     case dtype::int64: return f(std::int64_t{});
-    case dtype::float32: return p == precision::own_dtypes ? f(float{}) : f(double{});
-    default: return f(double{});
+    case dtype::uint64: return f(std::uint64_t{});
+    case dtype::float64: return f(double{});
+    default: return p == precision::own_dtypes ? f(float{}) : f(double{});  // float32, and 16-bit floats in float32
   }
 }
 
@@ -105,10 +120,13 @@ template <class Op> long double reference_of(const detail::node& n, const long d
   return with_compute_type(n.arg_type[Op::arity - 1], p, [&](auto type) {
     using T = decltype(type);
     auto operand = [&](int k) { return static_cast<T>(a[k]); };
-    if constexpr (Op::rule == detail::rule::select) return as_dtype(n.type, Op::reference(a[0] != 0, operand(1), operand(2)), p);
-    else if constexpr (Op::arity == 1) return as_dtype(n.type, Op::reference(operand(0)), p);
-    else if constexpr (Op::arity == 2) return as_dtype(n.type, Op::reference(operand(0), operand(1)), p);
-    else return as_dtype(n.type, Op::reference(operand(0), operand(1), operand(2)), p);
+    auto result = [&]() {
+      if constexpr (Op::rule == detail::rule::select) return Op::reference(a[0] != 0, operand(1), operand(2));
+      else if constexpr (Op::arity == 1) return Op::reference(operand(0));
+      else if constexpr (Op::arity == 2) return Op::reference(operand(0), operand(1));
+      else return Op::reference(operand(0), operand(1), operand(2));
+    }();
+    return as_dtype(dtype_of<decltype(result)>(), n.type, result, p);
   });
 }
 
@@ -146,15 +164,16 @@ inline double rounded(dtype t, long double value, double radius, double ulps) {
 /// A value of dtype `from` converted to dtype `to`, as a node's operand or as the output.
 inline bounded convert(bounded v, dtype from, dtype to) {
   if (from == to) return v;
-  const long double value = as_dtype(to, v.value), plausible = as_dtype(to, v.rounded, precision::own_dtypes);
-  const bool exact = as_dtype(to, v.value, precision::own_dtypes) == v.value;  // bool, small integers, float32 to float64
+  const long double value = as_dtype(from, to, v.value), plausible = as_dtype(from, to, v.rounded, precision::own_dtypes);
+  const bool exact = as_dtype(from, to, v.value, precision::own_dtypes) == v.value;  // bool, small integers, float32 to float64
   if (is_floating(to)) return {value, rounded(to, value, v.radius, exact ? 0 : 1), plausible};
   if (v.radius == 0) return {value, 0, plausible};
   if (!v.determined()) return {value, unknown, plausible};
   // Integers and bool are exact or unknown: exact only where the whole interval converts alike
   // (to an integer, as its ends do; to bool, where it holds no 0).
   const bool alike = to == dtype::boolean ? std::fabs(v.value) > v.radius
-                                          : as_dtype(to, v.value - v.radius) == value && as_dtype(to, v.value + v.radius) == value;
+                                          : as_dtype(from, to, v.value - v.radius) == value &&
+                                                as_dtype(from, to, v.value + v.radius) == value;
   return {value, alike ? 0 : unknown, plausible};
 }
 
@@ -178,20 +197,24 @@ inline double unary_deviation(const detail::node& n, const bounded& o, long doub
 /// Values an unknown operand of dtype t may have, probed one by one: where the op gives the same
 /// result for each (where's unselected branch), the operand does not matter.
 inline const std::vector<long double>& probes(dtype t) {
-  auto floating = [](auto x) {
-    using L = std::numeric_limits<decltype(x)>;
+  static const auto table = per_dtype([](auto x) {
+    using T = decltype(x);
+    using L = std::numeric_limits<T>;
     std::vector<long double> v;
-    for (long double m : {0.0L, static_cast<long double>(L::denorm_min()), 0.5L, 1.0L, 2.0L,
-                          static_cast<long double>(L::max()), static_cast<long double>(L::infinity())})
-      v.insert(v.end(), {m, -m});
-    v.push_back(L::quiet_NaN());
+    if constexpr (std::is_same_v<T, bool>) {
+      v = {0, 1};
+    } else if constexpr (std::is_integral_v<T>) {
+      v = {static_cast<long double>(L::lowest()), 0, 1, static_cast<long double>(L::max())};
+      if (std::is_signed_v<T>) v.push_back(-1);
+    } else {
+      for (long double m : {0.0L, static_cast<long double>(L::denorm_min()), 0.5L, 1.0L, 2.0L,
+                            static_cast<long double>(L::max()), static_cast<long double>(L::infinity())})
+        v.insert(v.end(), {m, -m});
+      v.push_back(L::quiet_NaN());
+    }
     return v;
-  };
-  static const std::vector<long double> booleans = {0, 1},
-                                         int32s = {smallest(dtype::int32), -1, 0, 1, largest(dtype::int32)},
-                                         int64s = {smallest(dtype::int64), -1, 0, 1, largest(dtype::int64)},
-                                         float32s = floating(float{}), float64s = floating(double{});
-  return by_dtype(t, booleans, int32s, int64s, float32s, float64s);
+  });
+  return table[static_cast<std::size_t>(t)];
 }
 
 /// How far op node n may move from `value` as its operands move across their intervals: the
@@ -233,13 +256,13 @@ inline bounded apply_bounded(const detail::node& n, const bounded* operands) {
     rounded_centers[k] = operands[k].rounded;
   }
   const long double value = apply_reference(n, centers);
-  const long double plausible = as_dtype(n.type, apply_reference(n, rounded_centers, precision::own_dtypes), precision::own_dtypes);
+  const long double plausible = apply_reference(n, rounded_centers, precision::own_dtypes);
   const bool sampled = n.arity == 1 && is_floating(n.arg_type[0]) && operands[0].radius > 0;
   const double deviation = std::max(sampled ? unary_deviation(n, operands[0], value) : corner_deviation(n, operands, value),
                                     distance(apply_reference(n, rounded_centers), value));
   if (!is_floating(n.type)) return {value, deviation == 0 ? 0 : unknown, plausible};
   if (deviation > std::fabs(value) / 16) return {value, unknown, plausible};
-  return {value, rounded(n.type, value, deviation, rounding_ulps), plausible};
+  return {value, rounded(n.type, value, deviation, rounding_ulps(n.type)), plausible};
 }
 
 /// Evaluates description d's nodes at one element in order: a leaf's value is leaf(node), an op
@@ -283,10 +306,12 @@ long double evaluate_element_in_own_dtypes(const detail::kernel_desc& d, unsigne
                                            const long double* scalars, std::vector<long double>& values) {
   auto leaf = [&](const detail::node& n) { return n.op == detail::op_id::input ? input(n.arg[0]) : scalars[n.arg[0]]; };
   evaluate_nodes(d, values, leaf, [&](const detail::node& n, long double* operands) {
-    for (int a = 0; a < n.arity; ++a) operands[a] = as_dtype(n.arg_type[a], operands[a], precision::own_dtypes);
+    for (int a = 0; a < n.arity; ++a)
+      operands[a] = as_dtype(d.nodes[n.arg[a]].type, n.arg_type[a], operands[a], precision::own_dtypes);
     return apply_reference(n, operands, precision::own_dtypes);
   });
-  return as_dtype(d.out_types[k], values[d.out_nodes[k]], precision::own_dtypes);
+  const unsigned root = d.out_nodes[k];
+  return as_dtype(d.nodes[root].type, d.out_types[k], values[root], precision::own_dtypes);
 }
 
 /// The fuzzer's judge of one output element of dtype `out`, evaluated fused (one kernel) and

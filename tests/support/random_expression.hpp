@@ -20,39 +20,30 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace jet::test {
 
-/// The dtypes the fuzzer's operands have, and those its scalars, casts and outputs can have (bool
-/// also from comparisons). jet has more (8- and 16-bit integers, unsigned ones, float16,
-/// bfloat16): adding one here fuzzes it, once the host evaluation computes it too.
-inline constexpr dtype array_dtypes[] = {dtype::int32, dtype::int64, dtype::float32, dtype::float64};
-inline constexpr dtype all_dtypes[] = {dtype::boolean, dtype::int32, dtype::int64, dtype::float32, dtype::float64};
+/// The dtypes the fuzzer's array operands, casts and outputs have: every dtype jet has (bool also
+/// from comparisons). C++ scalars have the dtypes scalar_dtype_of gives them.
+inline constexpr dtype all_dtypes[] = {dtype::boolean, dtype::int8,    dtype::uint8,    dtype::int16,
+                                       dtype::int32,   dtype::uint32,  dtype::int64,    dtype::uint64,
+                                       dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64};
+inline constexpr dtype scalar_dtypes[] = {dtype::boolean, dtype::int32, dtype::int32, dtype::int64, dtype::uint32,
+                                          dtype::uint64, dtype::float32, dtype::float32, dtype::float64};
 
 /// How a dtype is spelled in C++ (jet::name spells it "float32").
 inline const char* cpp_name(dtype t) {
-  switch (t) {
-    case dtype::boolean: return "bool";
-    case dtype::int32: return "std::int32_t";
-    case dtype::int64: return "std::int64_t";
-    case dtype::float32: return "float";
-    default: return "double";
-  }
-}
-
-/// Calls f(T{}) with T the C++ type that stores elements of dtype t.
-template <class F> decltype(auto) with_cpp_type(dtype t, F&& f) {
-  switch (t) {
-    case dtype::boolean: return f(bool{});
-    case dtype::int32: return f(std::int32_t{});
-    case dtype::int64: return f(std::int64_t{});
-    case dtype::float32: return f(float{});
-    default: return f(double{});
-  }
+  constexpr const char* names[] = {"bool",         "std::int8_t",  "std::uint8_t",  "std::int16_t",
+                                   "std::int32_t", "std::uint32_t", "std::int64_t", "std::uint64_t",
+                                   "jet::float16", "jet::bfloat16", "float",        "double"};
+  static_assert(std::size(names) == detail::dtype_count);
+  return names[static_cast<std::size_t>(t)];
 }
 
 /// The op table at run time, in table order.
@@ -92,44 +83,53 @@ class chooser {
 };
 
 /// Special values of each dtype, mixed into operand data and scalars: NaN, infinities, signed
-/// zeros, denormals, huge and tiny magnitudes, the edges of float32 and of the integer ranges.
+/// zeros, denormals, huge and tiny magnitudes, the edges of float32 and of the integer ranges (and
+/// of the narrower ones inside a wider integer's range).
 inline const std::vector<long double>& special_values(dtype t) {
-  auto floating = [](auto x) {
-    using F = decltype(x);
-    using L = std::numeric_limits<F>;
-    std::vector<long double> v = {L::quiet_NaN(), L::infinity(), -L::infinity(), 0.0L, -0.0L, L::denorm_min(),
-                                  -L::denorm_min(), L::min(), L::min() / 4, L::max(), L::lowest(), 1e30L, -1e30L,
-                                  1e-30L, -1e-30L, 88.72L, -103.9L, 1e10L, 0.5L, 1, -1, 2147483648.0L,
-                                  -2147483648.0L, 9223372036854775808.0L, -9223372036854775808.0L};
-    for (long double& x : v) x = static_cast<F>(x);  // each as the dtype holds it
-    if constexpr (sizeof(F) == 8) v.insert(v.end(), {1e300L, -1e300L, 1e-300L, 709.7L, 3.5e38L, -3.5e38L});
+  static const auto table = per_dtype([](auto x) {
+    using T = decltype(x);
+    using L = std::numeric_limits<T>;
+    std::vector<long double> v;
+    if constexpr (std::is_same_v<T, bool>) {
+      v = {0, 1};
+    } else if constexpr (std::is_integral_v<T>) {
+      for (long double c : {static_cast<long double>(L::lowest()), static_cast<long double>(L::lowest()) + 1,
+                            static_cast<long double>(L::max()), static_cast<long double>(L::max()) - 1, 0.0L, 1.0L,
+                            -1.0L, 2.0L, -2.0L, 127.0L, 128.0L, -129.0L, 255.0L, 256.0L, 32767.0L, -32769.0L, 65535.0L,
+                            65536.0L, 46341.0L, 2147483648.0L, -2147483649.0L, 4294967295.0L, 4294967296.0L,
+                            9007199254740993.0L, -9007199254740993.0L, 3037000500.0L})
+        if (c >= static_cast<long double>(L::lowest()) && c <= static_cast<long double>(L::max())) v.push_back(c);
+    } else {
+      v = {L::quiet_NaN(), L::infinity(), -L::infinity(), 0.0L, -0.0L, L::denorm_min(),
+           -L::denorm_min(), L::min(), L::min() / 4, L::max(), L::lowest(), 1e30L, -1e30L,
+           1e-30L, -1e-30L, 88.72L, -103.9L, 1e10L, 0.5L, 1, -1, 2147483648.0L,
+           -2147483648.0L, 9223372036854775808.0L, -9223372036854775808.0L, 65504.0L, 65520.0L, 3e-8L};
+      if constexpr (sizeof(T) == 8) v.insert(v.end(), {1e300L, -1e300L, 1e-300L, 709.7L, 3.5e38L, -3.5e38L});
+      for (long double& e : v) e = static_cast<T>(e);  // each as the dtype holds it
+    }
     return v;
-  };
-  auto integer = [](auto x) {
-    using I = decltype(x);
-    using L = std::numeric_limits<I>;
-    std::vector<long double> v = {L::lowest(), L::lowest() + 1, L::max(), L::max() - 1, 0, 1, -1, 2, -2, 65536, 46341};
-    if constexpr (sizeof(I) == 8)
-      v.insert(v.end(), {2147483648.0L, -2147483649.0L, 4294967296.0L, 9007199254740993.0L, -9007199254740993.0L,
-                         3037000500.0L});
-    return v;
-  };
-  static const std::vector<long double> booleans = {0, 1}, int32s = integer(std::int32_t{}),
-                                         int64s = integer(std::int64_t{}), float32s = floating(float{}),
-                                         float64s = floating(double{});
-  return by_dtype(t, booleans, int32s, int64s, float32s, float64s);
+  });
+  return table[static_cast<std::size_t>(t)];
+}
+
+/// v as dtype t holds it (for the values drawn here: rounded, for floating types).
+inline long double held_as(dtype t, double v) {
+  return with_cpp_type(t, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(v)); });
 }
 
 /// One random element value of dtype t: special with probability special_rate, else moderate:
-/// floating in [-4, 4] (a fifth of them whole), integers in [-50, 50]; when `positive`, floating
-/// ones mostly in [0.1, 4) and integers in [1, 50], where logarithms and roots are defined. Exact in
-/// long double for every dtype.
+/// floating in [-4, 4] (a fifth of them whole), signed integers in [-50, 50], unsigned ones in
+/// [0, 100]; when `positive`, floating ones mostly in [0.1, 4) and integers in [1, 50], where
+/// logarithms and roots are defined. Exact in long double for every dtype.
 inline long double random_value(dtype t, chooser& c, double special_rate, bool positive) {
   if (c.chance(special_rate)) return c.pick(special_values(t));
   if (t == dtype::boolean) return c.below(2);
-  if (!is_floating(t)) return positive ? 1 + static_cast<long double>(c.below(50)) : static_cast<long double>(c.below(101)) - 50;
+  if (!is_floating(t)) {
+    if (positive) return 1 + static_cast<long double>(c.below(50));
+    return static_cast<long double>(c.below(101)) - (detail::traits_of(t).is_signed ? 50 : 0);
+  }
   const double v = c.chance(0.2) ? static_cast<double>(c.below(9)) - 4 : positive ? c.uniform(0.1, 4) : c.uniform(-4, 4);
-  return t == dtype::float32 ? static_cast<float>(v) : v;
+  return held_as(t, v);
 }
 
 /// Where an array operand (or the output) lies in its allocation.
@@ -273,7 +273,7 @@ inline std::string scalar_literal(dtype t, long double v) {
   }
   if (t == dtype::boolean) return v != 0 ? "true" : "false";
   std::snprintf(buffer, sizeof buffer, "%.0Lf", v);
-  return t == dtype::int64 ? "std::int64_t{" + std::string(buffer) + "}" : "std::int32_t{" + std::string(buffer) + "}";
+  return std::string(cpp_name(t)) + "{" + buffer + "}";
 }
 
 inline std::string strides_text(const detail::layout& l) {
@@ -339,7 +339,7 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
   const std::size_t distinct = 1 + c.below(limits.max_distinct_inputs);
   for (std::size_t k = 0; k < distinct; ++k) {
     random_operand o;
-    o.type = c.pick(array_dtypes);
+    o.type = c.pick(all_dtypes);
     const std::int64_t per_vector = 16 / size_of(o.type);  // a misalignment is a whole number of elements
     const std::int64_t misalignment = c.chance(0.5) ? 0 : 1 + static_cast<std::int64_t>(c.below(per_vector - 1));
     o.where = make_placement(r.shape, c.pick(operand_forms), misalignment);
@@ -356,8 +356,7 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
   auto add_leaf = [&](bool allow_scalar) -> std::uint16_t {
     detail::node n{};
     if (allow_scalar && c.chance(0.2)) {
-      const dtype t = c.pick(std::initializer_list<dtype>{dtype::boolean, dtype::int32, dtype::int32, dtype::int64,
-                                                          dtype::float32, dtype::float32, dtype::float64});
+      const dtype t = c.pick(scalar_dtypes);
       const long double v = random_value(t, c, r.special_rate, c.chance(0.4));
       detail::scalar_value sv;
       std::memset(&sv, 0, sizeof sv);
@@ -413,12 +412,42 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
   r.shape = detail::broadcast_shape(r.desc(), r.input_layouts().data());
 
   // Stored in the expression's dtype, or converted on store into another.
-  r.out_type[0] = c.chance(0.25) ? c.pick(array_dtypes) : r.nodes.back().type;
+  r.out_type[0] = c.chance(0.25) ? c.pick(all_dtypes) : r.nodes.back().type;
   const std::int64_t per_vector = 16 / size_of(r.out_type[0]);
   r.output = make_placement(r.shape, c.pick(output_forms),
                             c.chance(0.7) ? 0 : 1 + static_cast<std::int64_t>(c.below(per_vector - 1)));
   return r;
 }
+
+/// How many trees of a run hold each op, and each dtype (as a node's, an operand's or the
+/// output's): every op and every dtype must be in at least 1% of the trees.
+struct coverage {
+  std::size_t trees = 0;
+  std::map<detail::op_id, std::size_t> trees_with_op;
+  std::map<dtype, std::size_t> trees_with_dtype;
+
+  void add(const random_expression& r) {
+    std::set<detail::op_id> ops;
+    std::set<dtype> dtypes{r.out_type[0]};
+    for (const detail::node& n : r.nodes) {
+      dtypes.insert(n.type);
+      if (n.op != detail::op_id::input && n.op != detail::op_id::scalar) ops.insert(n.op);
+    }
+    for (detail::op_id op : ops) ++trees_with_op[op];
+    for (dtype t : dtypes) ++trees_with_dtype[t];
+    ++trees;
+  }
+  /// The ops and dtypes in fewer than 1% of the trees, one a line with its count; empty when none.
+  std::string rare() const {
+    std::string s;
+    auto check = [&](const char* what, std::size_t count) {
+      if (count * 100 < trees) s += std::string(what) + " is in " + std::to_string(count) + " of " + std::to_string(trees) + " trees\n";
+    };
+    for (const op_entry& op : op_table()) check(op.name, trees_with_op.count(op.id) ? trees_with_op.at(op.id) : 0);
+    for (dtype t : all_dtypes) check(name(t).data(), trees_with_dtype.count(t) ? trees_with_dtype.at(t) : 0);
+    return s;
+  }
+};
 
 /// The seed of case `index` of a run seeded `run_seed` (splitmix64: nearby indices give unrelated
 /// seeds).

@@ -9,6 +9,7 @@
 #include <boost/hana/unpack.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -16,6 +17,8 @@
 #include <stdexcept>
 #include <random>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace jet::test {
@@ -55,17 +58,29 @@ class host_inputs {
   std::map<std::uintptr_t, allocation> allocations_;
 };
 
-/// The one of five values that goes with dtype t (the fuzzer's dtypes: bool, int32, int64,
-/// float32, float64).
-template <class V>
-const V& by_dtype(dtype t, const V& boolean, const V& int32, const V& int64, const V& float32, const V& float64) {
+/// Calls f(T{}) with T the C++ type that stores elements of dtype t.
+template <class F> decltype(auto) with_cpp_type(dtype t, F&& f) {
   switch (t) {
-    case dtype::boolean: return boolean;
-    case dtype::int32: return int32;
-    case dtype::int64: return int64;
-    case dtype::float32: return float32;
-    default: return float64;
+    case dtype::boolean: return f(bool{});
+    case dtype::int8: return f(std::int8_t{});
+    case dtype::uint8: return f(std::uint8_t{});
+    case dtype::int16: return f(std::int16_t{});
+    case dtype::int32: return f(std::int32_t{});
+    case dtype::uint32: return f(std::uint32_t{});
+    case dtype::int64: return f(std::int64_t{});
+    case dtype::uint64: return f(std::uint64_t{});
+    case dtype::float16: return f(jet::float16{});
+    case dtype::bfloat16: return f(jet::bfloat16{});
+    case dtype::float32: return f(float{});
+    default: return f(double{});
   }
+}
+
+/// f(T{}) for the C++ type T of each dtype, in the enum's order: a table to index by dtype.
+template <class F> auto per_dtype(F f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array{f(std::tuple_element_t<I, jet::detail::element_types>{})...};
+  }(std::make_index_sequence<jet::detail::dtype_count>{});
 }
 
 /// Where element i (in C order) of an index space of shape `space` is in an operand of layout l,
