@@ -217,6 +217,33 @@ void bfloat16_relu_add() {
   report("jet", "relu_add", "bfloat16", n, median_ms([&] { out = jet::relu(x + y); }, 20), 3.0 * n * 2);
 }
 
+// Reductions: sum(x * y) over float32 (8 bytes read per element; against CUB's DeviceReduce::Sum
+// over a transform iterator, in the same run), and row sums of a 16384 x 16384 float32 matrix.
+// Each jet result is checked against the peer's.
+void reductions(bool jet_only) {
+  const std::size_t max_n = std::size_t{1} << 28;
+  jet::array<float> x = jet::from_host(random_normal<float>(max_n, 12)), y = jet::from_host(random_normal<float>(max_n, 13));
+  for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 24, max_n}) {
+    const jet::view<float> vx(x.data(), n), vy(y.data(), n);
+    const double bytes = 8.0 * n;
+    report("jet", "sum_mul", "float32", n, median_ms([&] { (void)jet::sum(vx * vy); }, 50), bytes);
+    if (jet_only) continue;
+#ifdef JET_BENCH_NATIVE
+    jet::array<float> theirs(jet::shape{});
+    report("cub", "sum_mul", "float32", n, median_ms([&] { bench::run_cub_dot(vx.data(), vy.data(), theirs.data(), n); }, 50),
+           bytes);
+    const float mine = jet::sum(vx * vy).item(), cub = theirs.item();
+    if (!(std::fabs(mine - cub) <= 1e-4 * (1 + std::fabs(cub))))
+      std::printf("MISMATCH expr=sum_mul n=%zu: jet %.9g, cub %.9g\n", n, mine, cub);
+#endif
+  }
+  const std::int64_t side = 16384;
+  const jet::view<float> m(x.data(), jet::shape{side, side});
+  jet::array<float> rows;
+  report("jet", "row_sum", "float32", max_n, median_ms([&] { rows = jet::sum(m, 1); }, 20), 4.0 * max_n + 4.0 * side);
+  report("jet", "column_sum", "float32", max_n, median_ms([&] { rows = jet::sum(m, 0); }, 20), 4.0 * max_n + 4.0 * side);
+}
+
 // Host time per evaluation at 1024 elements, back to back, one synchronization at the end; and the
 // same for a raw cuLaunchKernel of the very kernel jet launches.
 void overhead() {
@@ -475,6 +502,7 @@ int main(int argc, char** argv) {
     layouts();
     bfloat16_relu_add();
   }
+  reductions(jet_only);
   bandwidth<float>(quick, jet_only);
   bandwidth<double>(quick, jet_only);
 }

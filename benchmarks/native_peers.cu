@@ -1,7 +1,10 @@
 // The peers jet is measured against, written the way a CUDA programmer would.
 #include "native_peers.hpp"
 
+#include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/transform.h>
@@ -121,6 +124,28 @@ template <class T> void dispatch(native impl, expr e, const void* const* in, voi
 void run_native(native impl, expr e, bool f64, const void* const* in, void* out, std::size_t n) {
   if (f64) dispatch<double>(impl, e, in, out, n);
   else dispatch<float>(impl, e, in, out, n);
+}
+
+namespace {
+struct product_at {
+  const float* x;
+  const float* y;
+  __device__ float operator()(std::size_t i) const { return x[i] * y[i]; }
+};
+}  // namespace
+
+void run_cub_dot(const float* x, const float* y, float* out, std::size_t n) {
+  static void* temporary = nullptr;
+  static std::size_t temporary_bytes = 0;
+  auto products = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0), product_at{x, y});
+  std::size_t bytes = 0;
+  cub::DeviceReduce::Sum(nullptr, bytes, products, out, n);
+  if (bytes > temporary_bytes) {
+    cudaFree(temporary);
+    cudaMalloc(&temporary, bytes);
+    temporary_bytes = bytes;
+  }
+  cub::DeviceReduce::Sum(temporary, bytes, products, out, n);
 }
 
 void run_memcpy(void* dst, const void* src, std::size_t bytes) {

@@ -16,6 +16,10 @@ inline constexpr const char* native_names[] = {"cuda_masked", "cuda_float4", "th
 /// threads; cuda_float4 does 16-byte vectors, four per thread in flight.
 void run_native(native impl, expr e, bool f64, const void* const* in, void* out, std::size_t n);
 
+/// *out = sum of x[i] * y[i] over n float32, by CUB's DeviceReduce::Sum over a transform
+/// iterator (its temporary storage allocated once, outside the timed calls after the first).
+void run_cub_dot(const float* x, const float* y, float* out, std::size_t n);
+
 /// cudaMemcpyAsync device to device: the copy ceiling.
 void run_memcpy(void* dst, const void* src, std::size_t bytes);
 

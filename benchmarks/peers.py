@@ -646,8 +646,35 @@ def layout_phase():
     free_all()
 
 
+def reduction_phase():
+    """The reductions of jet_bench's reductions(): sum(x * y) over float32 as torch's (x * y).sum(),
+    torch.dot and cupy's (x * y).sum(); row and column sums of 16384 x 16384 float32."""
+    for n in (1 << 20, 1 << 24, 1 << 28):
+        x, y = make_inputs(n, "float32", 2)
+        cases = [("torch_sum", lambda: (x * y).sum()), ("torch_dot", lambda: torch.dot(x, y))]
+        if cp is not None:
+            cx, cy = as_cupy(x), as_cupy(y)
+            cases.append(("cupy_sum", lambda: (cx * cy).sum()))
+        for impl, f in cases:
+            try:
+                ms = time_ms(f, 50)
+                out(f"RESULT impl={impl} expr=sum_mul dtype=float32 n={n} ms={ms:.5g} gbps={8 * n / (ms * 1e-3) / 1e9:.1f}")
+            except Exception as e:  # noqa: BLE001
+                skip(impl, e, "sum_mul", "float32", n)
+        del x, y, cases
+        free_all()
+    side = 16384
+    m = torch.randn(side, side, device="cuda")
+    for expr, dim in (("row_sum", 1), ("column_sum", 0)):
+        ms = time_ms(lambda: torch.sum(m, dim=dim), 20)
+        nbytes = 4 * side * side + 4 * side
+        out(f"RESULT impl=torch_sum expr={expr} dtype=float32 n={side * side} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+    del m
+    free_all()
+
+
 def main():
-    for phase in (first_phase, prepare_phase, sweep_phase, layout_phase, overhead_phase):
+    for phase in (first_phase, prepare_phase, sweep_phase, layout_phase, reduction_phase, overhead_phase):
         try:
             phase()
         except Exception as e:  # noqa: BLE001  (never abort the whole script)

@@ -19,10 +19,12 @@ import sys
 
 HEAD_N = 1 << 28
 NOT_PEERS = {"jet", "jet_unfused", "memcpy"}
-EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add"]
+EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "sum_mul", "row_sum",
+              "column_sum"]
 DTYPE_ORDER = ["float32", "float64", "bfloat16"]
 IMPL_ORDER = ["jet", "jet_unfused", "cuda_float4", "cuda_masked", "thrust", "torch_eager",
-              "torch_compile", "triton", "cupy_elementwise", "cupy_fuse"]
+              "torch_compile", "triton", "cupy_elementwise", "cupy_fuse", "cub", "torch_sum", "torch_dot",
+              "cupy_sum"]
 CUPY = ("cupy_elementwise", "cupy_fuse")
 OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_add",
                   "torch_compile_relu_add", "triton_add", "cupy_add_out",
@@ -30,7 +32,8 @@ OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_ad
 FIRST_ORDER = ["jet_first_in_process", "jet_new_expression", "jet_new_expression_nvrtc_part",
                "nvrtc_empty_kernel", "jet_disk_hit_fresh_process"]
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
-ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3}
+ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3,
+          "sum_mul": 2, "row_sum": 1, "column_sum": 1}
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
 
 LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|FIRST|SKIP)\s+(.*?)\s*$")
@@ -311,8 +314,31 @@ def main(argv):
         md.append("(no FIRST lines)")
     md.append("")
 
+<<<<<<< HEAD
     interp_md, interp_summary = interp_section(parse_interp(paths))
     md += interp_md
+=======
+    # e) reductions against their targets
+    md.append("## Reductions (float32; sum_mul = sum(x * y), 8 bytes read per element)")
+    md.append("")
+    red_rows = []
+    for n in (1 << 20, 1 << 24, HEAD_N):
+        j = gb(res, "sum_mul", "float32", n, "jet")
+        jms = ms_of(res, "sum_mul", "float32", n, "jet")
+        red_rows.append([nname(n), f1(j), f1(None if jms is None else jms * 1000),
+                         f2(ratio(j, gb(res, "sum_mul", "float32", n, "cub"))),
+                         f2(ratio(j, gb(res, "sum_mul", "float32", n, "torch_sum"))),
+                         f2(ratio(j, gb(res, "sum_mul", "float32", n, "torch_dot"))),
+                         f2(ratio(j, gb(res, "sum_mul", "float32", n, "cupy_sum")))])
+    md += md_table(["n", "jet GB/s", "jet us", "jet/cub (>= 0.98)", "jet/torch (x*y).sum() (>= 2)",
+                    "jet/torch.dot (>= 1)", "jet/cupy"], red_rows)
+    md.append("")
+    for e in ("row_sum", "column_sum"):
+        j = gb(res, e, "float32", HEAD_N, "jet")
+        md.append(f"{e} of 16384 x 16384: jet {f1(j)} GB/s, torch {f1(gb(res, e, 'float32', HEAD_N, 'torch_sum'))} GB/s, "
+                  f"jet/torch {f2(ratio(j, gb(res, e, 'float32', HEAD_N, 'torch_sum')))}")
+        md.append("")
+>>>>>>> main
 
     if skips:
         md.append("## Skipped")
@@ -341,6 +367,11 @@ def main(argv):
     r22 = ratio(gb(res, "add", "float32", 1 << 22, "jet"), gb(res, "add", "float32", 1 << 22, "cuda_float4"))
     r24 = ratio(gb(res, "add", "float32", 1 << 24, "jet"), gb(res, "add", "float32", 1 << 24, "cuda_float4"))
     lines.append(f"add float32 jet/cuda_float4: 2^22 {f2(r22)}  2^24 {f2(r24)}")
+    sm = lambda impl: ratio(gb(res, "sum_mul", "float32", HEAD_N, "jet"), gb(res, "sum_mul", "float32", HEAD_N, impl))
+    sm20 = ms_of(res, "sum_mul", "float32", 1 << 20, "jet")
+    lines.append(f"sum(x*y) 2^28 jet/cub {f2(sm('cub'))} jet/torch_sum {f2(sm('torch_sum'))} "
+                 f"jet/torch_dot {f2(sm('torch_dot'))}; 2^20 jet {f1(None if sm20 is None else sm20 * 1000)} us; "
+                 f"row_sum jet/torch {f2(ratio(gb(res, 'row_sum', 'float32', HEAD_N, 'jet'), gb(res, 'row_sum', 'float32', HEAD_N, 'torch_sum')))}")
     if first:
         lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))
     lines.append(interp_summary)

@@ -1,6 +1,7 @@
 #include "codegen.hpp"
 #include "interpreter.hpp"
 
+#include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
 
 #include <algorithm>
@@ -99,6 +100,22 @@ constexpr std::string_view op_helpers =
 #undef JET_OP3
     ;
 
+// The reductions' CUDA spellings, indexed by reduction_id (reductions.def), and their helpers.
+struct reduction_spelling {
+  std::string_view tag, identity, map, combine, finish;
+};
+constexpr reduction_spelling reduction_spellings[] = {
+    {"none", "", "", "", ""},
+#define JET_REDUCTION(tag, rule, empty, identity, map, combine, finish, ...) {#tag, identity, map, combine, finish},
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+};
+constexpr std::string_view reduction_helpers =
+#define JET_REDUCTION_HELPERS(source) source
+#define JET_REDUCTION(...)
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+    ;
 
 // One device function per op used, e.g.
 //   template <class A, class B> __device__ __forceinline__ auto jet_add(A a, B b) { return a + b; }
@@ -269,6 +286,7 @@ variant_key default_variant(const kernel_desc& d) {
   variant_key v;
   v.vec = static_cast<std::uint8_t>(max_vector_width(d));
   for (unsigned k = 0; k < d.input_count; ++k) v.unique_of[k] = static_cast<std::uint8_t>(k);
+  if (d.reduction != reduction_id::none) v.axis = reduce_axis::all;
   return v;
 }
 
@@ -279,6 +297,8 @@ unsigned distinct_inputs(const kernel_desc& d, const variant_key& v) {
 }
 
 std::string describe(const kernel_desc& d) {
+  if (d.reduction != reduction_id::none)
+    return std::string(reduction_spellings[static_cast<int>(d.reduction)].tag) + "(" + describe_node(d, d.out_nodes[0], true) + ")";
   if (d.out_count == 1) return describe_node(d, d.out_nodes[0], true);
   return "(" + join(d.out_count, [&](unsigned k) { return describe_node(d, d.out_nodes[k], true); }) + ")";
 }
@@ -290,152 +310,347 @@ bool uses_index_space(const kernel_desc& d, const variant_key& v) {
   return strided;
 }
 
-std::string generate_source(const kernel_desc& d, const variant_key& v) {
-  const kernel_shape shape = shape_of(v);
-  const unsigned inputs = distinct_inputs(d, v);
-  const bool indexed = uses_index_space(d, v);
-  const std::string rank = number(v.rank);
-  const std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
-  auto in_type = [&](unsigned k) { return storage_type(distinct_type(d, v, k)); };
-  auto out_type = [&](unsigned k) { return storage_type(d.out_types[k]); };
-  auto vec_type = [](const std::string& t) { return "jet_vec<" + t + ", vec>"; };
-  // An operand's element at the current index: i for linear access, else its strided offset.
-  auto at = [](const std::string& pointer, const std::string& strides, bool linear) {
-    return pointer + "[" + (linear ? "i" : "jet_offset(idx, " + strides + ")") + "]";
+namespace {
+
+// The pieces of source every kernel of (d, v) shares: its inputs, how they are loaded, and the
+// element function that computes the expression's values from them.
+struct kernel_parts {
+  const kernel_desc& d;
+  const variant_key& v;
+  unsigned inputs = distinct_inputs(d, v);
+  bool indexed = uses_index_space(d, v);
+  std::string rank = number(v.rank);
+  std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
+
+  std::string in_type(unsigned k) const { return storage_type(distinct_type(d, v, k)); }
+  std::string out_type(unsigned k) const { return storage_type(d.out_types[k]); }
+  static std::string vec_type(const std::string& t) { return "jet_vec<" + t + ", vec>"; }
+  bool counter_input(unsigned k) const {
+    unsigned slot = 0;
+    while (v.unique_of[slot] != k) ++slot;
+    return is_counter(d, slot);
+  }
+  std::string scalar_args() const {
+    std::string args;
+    for (unsigned k = 0; k < d.scalar_count; ++k) args += ", s" + number(k);
+    return args;
+  }
+  // The multi-index of element i, for strided operands.
+  std::string unravel(const std::string& indent) const {
+    return indexed ? indent + "index idx[" + rank + "];\n" + indent + "jet_unravel<index, " + rank +
+                         ">(index(i), extents, idx);\n"
+                   : "";
+  }
+
+  // Everything before the __global__ function: helpers, the ops used, and jet_element, which
+  // computes one element of every output from stored values: one named temporary per node.
+  std::string prelude(const std::string& what) const {
+    std::string src = "// jet kernel: " + describe(d) + " -> " + what + "\n";
+    src += "// variant: vec " + number(v.vec) + ", rank " + rank + ", inputs (" +
+           join(inputs, [&](unsigned k) { return std::string(access_name(v.input_access[k])); }) + "), outputs (" +
+           join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + ")" +
+           (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
+           (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
+    src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
+    for (const float16_format& f : float16_formats)
+      if (uses_dtype(d, f.type)) src += conversion_functions(f);
+    if (indexed) {
+      src += "template <int R> struct jet_strides { long long s[R]; };\n"
+             "template <int R> struct jet_extents { unsigned long long e[R]; };\n"
+             "// The multi-index of element i of the index space, and an operand's offset at it.\n"
+             "template <class I, int R> __device__ __forceinline__ void jet_unravel(I i, const jet_extents<R>& x, I (&idx)[R]) {\n"
+             "#pragma unroll\n"
+             "  for (int d = R - 1; d > 0; --d) { const I e = (I)x.e[d], q = i / e; idx[d] = i - q * e; i = q; }\n"
+             "  idx[0] = i;\n"
+             "}\n"
+             "template <class I, int R> __device__ __forceinline__ long long jet_offset(const I (&idx)[R], const jet_strides<R>& s) {\n"
+             "  long long o = 0;\n"
+             "#pragma unroll\n"
+             "  for (int d = 0; d < R; ++d) o += (long long)idx[d] * s.s[d];\n"
+             "  return o;\n"
+             "}\n";
+    }
+
+    src += op_helpers;
+    bool used[std::size(spellings)] = {};
+    for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
+    for (std::size_t op = 0; op < std::size(spellings); ++op)
+      if (used[op] && !spellings[op].cuda.empty()) src += op_function(spellings[op]);  // leaves and user functions have none
+    for (unsigned k = 0; k < d.function_count; ++k) src += user_function_source(*d.functions[k]);
+
+    // A 16-bit input arrives as its bits (stored_xK) and is widened once.
+    auto input_name = [&](unsigned k) { return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + number(k); };
+    std::string element_params = join(d.out_count, [&](unsigned k) { return out_type(k) + "& o" + number(k); });
+    for (unsigned k = 0; k < inputs; ++k) element_params += ", " + in_type(k) + " " + input_name(k);
+    for (unsigned k = 0; k < d.scalar_count; ++k) element_params += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
+    src += "\n__device__ __forceinline__ void jet_element(" + element_params + ") {\n";
+    for (unsigned k = 0; k < inputs; ++k)
+      if (stored_as_bits(distinct_type(d, v, k)))
+        src += "  const float x" + number(k) + " = " + widened(distinct_type(d, v, k), input_name(k)) + ";\n";
+    for (unsigned i = 0; i < d.node_count; ++i) {
+      const node& n = d.nodes[i];
+      if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter) continue;
+      const std::string function = n.op == op_id::user ? std::string("user_") + d.functions[n.function]->name
+                                                       : std::string(spelling(n.op).tag);
+      std::string call = "jet_" + function + "(";
+      for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
+      call += ")";
+      // Only a cast rounds to a 16-bit type inside an expression: other 16-bit nodes keep float32.
+      if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
+      src += "  const " + value_type(n.type) + " t" + number(i) + " = " + call + ";\n";
+    }
+    for (unsigned k = 0; k < d.out_count; ++k) {
+      // A 16-bit float is rounded from float32; any other conversion goes through jet_convert.
+      const std::string value = value_name(d, v, d.out_nodes[k]);
+      const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
+      const std::string stored = stored_as_bits(d.out_types[k]) ? rounded(d.out_types[k], value)
+                                 : converts ? "jet_convert<" + out_type(k) + ">(" + value + ")" : value;
+      src += "  o" + number(k) + " = " + stored + ";\n";
+    }
+    return src + "}\n\n";
+  }
+
+  // The parameters of the distinct inputs (each with its strides when not linear) and scalars,
+  // each after a comma.
+  std::string input_params() const {
+    std::string params;
+    for (unsigned k = 0; k < inputs; ++k) {
+      if (!counter_input(k)) params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
+      if (v.input_access[k] != access::linear) params += ", const jet_strides<" + rank + "> is" + number(k);
+    }
+    for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + value_type(scalar_type(d, k)) + " s" + number(k);
+    return params;
+  }
+
+  // A full tile at `base`: every load of the thread in flight before the first use, into vK[ilp].
+  std::string tile_loads() const {
+    std::string src;
+    for (unsigned k = 0; k < inputs; ++k) src += "    " + vec_type(in_type(k)) + " v" + number(k) + "[ilp];\n";
+    src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
+    src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
+    src += unravel("      ");
+    for (unsigned k = 0; k < inputs; ++k) {
+      const std::string kk = number(k), vt = vec_type(in_type(k)), offset = "jet_offset(idx, is" + kk + ")";
+      if (counter_input(k)) {  // the element indices themselves
+        const std::string first = v.input_access[k] == access::linear ? "(long long)i" : offset;
+        const std::string step = v.input_access[k] == access::broadcast ? "" : " + j";
+        src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = " + first + step + ";\n";
+        continue;
+      }
+      switch (v.input_access[k]) {
+        case access::linear: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + i);\n"; break;
+        case access::unit: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + " + offset + ");\n"; break;
+        case access::broadcast:
+          src += "      { const " + in_type(k) + " b = in" + kk + "[" + offset + "];\n#pragma unroll\n" +
+                 "        for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = b; }\n";
+          break;
+        case access::gather: src += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
+      }
+    }
+    return src + "    }\n";
+  }
+  // jet_element's input arguments for element j of the k-th loaded vector.
+  std::string tile_args() const {
+    const std::string values = join(inputs, [](unsigned k) { return "v" + number(k) + "[k].v[j]"; });
+    return (inputs ? ", " + values : values) + scalar_args();
+  }
+  // jet_element's input arguments for element i, read one at a time (`offset` maps input k's
+  // strides to its offset; linear inputs are at i).
+  template <class Offset> std::string element_args(Offset offset) const {
+    const std::string values = join(inputs, [&](unsigned k) {
+      const bool linear = v.input_access[k] == access::linear;
+      const std::string at = linear ? std::string("i") : offset(k);
+      return counter_input(k) ? (linear ? "(long long)i" : at) : "in" + number(k) + "[" + at + "]";
+    });
+    return (inputs ? ", " + values : values) + scalar_args();
+  }
+  std::string strided_offset(unsigned k) const { return "jet_offset(idx, is" + number(k) + ")"; }
+};
+
+// The reduction's device functions over its accumulator type T: identity, map, combine, the
+// result from the total, and the combination of a warp's and a block's values (a fixed tree: the
+// same order every run).
+std::string reduction_functions(const kernel_desc& d) {
+  const reduction_spelling& r = reduction_spellings[static_cast<int>(d.reduction)];
+  const reduction_typing t = resolve_reduction(d.reduction, d.nodes[d.out_nodes[0]].type);
+  const std::string result = storage_type(t.result), finished = std::string(r.finish);
+  return std::string(reduction_helpers) + "typedef " + storage_type(t.accumulator) + " T;\n" +
+         "__device__ __forceinline__ T jet_identity() { return " + std::string(r.identity) + "; }\n" +
+         "__device__ __forceinline__ T jet_map(T a) { return " + std::string(r.map) + "; }\n" +
+         "__device__ __forceinline__ T jet_combine(T a, T b) { return " + std::string(r.combine) + "; }\n" +
+         "__device__ __forceinline__ " + result + " jet_finish(T a, double n) {\n  const auto f = " + finished +
+         ";\n  return " +
+         (stored_as_bits(t.result) ? rounded(t.result, "(float)f") : "jet_convert<" + result + ">(f)") + ";\n}\n" +
+         "__device__ __forceinline__ T jet_warp_combine(T a) {\n"
+         "#pragma unroll\n"
+         "  for (int m = 16; m > 0; m /= 2) a = jet_combine(a, T(__shfl_xor_sync(0xffffffffu, a, m)));\n"
+         "  return a;\n"
+         "}\n"
+         "// The block's values combined, in thread 0.\n"
+         "template <unsigned threads> __device__ __forceinline__ T jet_block_combine(T a) {\n"
+         "  __shared__ T warps[threads / 32];\n"
+         "  a = jet_warp_combine(a);\n"
+         "  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = a;\n"
+         "  __syncthreads();\n"
+         "  if (threadIdx.x < 32) a = jet_warp_combine(threadIdx.x < threads / 32 ? warps[threadIdx.x] : jet_identity());\n"
+         "  __syncthreads();  // warps[] is free for the next call\n"
+         "  return a;\n"
+         "}\n";
+}
+
+}  // namespace
+
+std::string generate_reduction_source(const kernel_desc& d, const variant_key& v) {
+  const kernel_parts parts{d, v};
+  const reduction_typing t = resolve_reduction(d.reduction, d.nodes[d.out_nodes[0]].type);
+  const std::string element = parts.out_type(0), rank = parts.rank;
+  constexpr const char* axis_names[] = {"", "all elements", "the inner axis", "an outer axis"};
+  std::string src = parts.prelude(std::string(reduction_spellings[static_cast<int>(d.reduction)].tag) + " over " +
+                                  axis_names[static_cast<int>(v.axis)] + ", " + std::string(name(t.result)));
+  src += reduction_functions(d);
+  const std::string index = std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
+  std::string params = "extern \"C\" __global__ void __launch_bounds__(" + number(reduction_threads) + ")\n" +
+                       kernel_name + "(" + storage_type(t.result) + "* __restrict__ out" + parts.input_params() +
+                       ", const unsigned long long n";
+  if (parts.indexed) params += ", const jet_extents<" + rank + "> extents";
+  // One element's contribution: jet_element into e, then mapped and combined into acc.
+  auto accumulate = [&](const std::string& indent, const std::string& acc, const std::string& args) {
+    return indent + "{ " + element + " e; jet_element(e" + args + "); " + acc + " = jet_combine(" + acc +
+           ", jet_map(T(e))); }\n";
   };
-  std::string scalar_args;
-  for (unsigned k = 0; k < d.scalar_count; ++k) scalar_args += ", s" + number(k);
+
+  if (v.axis == reduce_axis::all) {
+    // A grid of at most a few blocks per multiprocessor strides over the tiles; each block's
+    // partial goes to `partials`, and the last block to take a ticket combines them in block
+    // order (one launch, and no float atomics: the same result every run). It then resets the
+    // ticket for the next launch.
+    const kernel_shape shape{reduction_threads, reduction_ilp, v.vec};
+    src += params + ", T* __restrict__ partials, unsigned* __restrict__ ticket) {\n";
+    src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
+           ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
+    if (parts.indexed) src += index;
+    src += "  T acc[ilp];\n#pragma unroll\n  for (unsigned k = 0; k < ilp; ++k) acc[k] = jet_identity();\n";
+    src += "  const unsigned long long full = n / tile * tile;\n";
+    src += "  for (unsigned long long base = (unsigned long long)blockIdx.x * tile; base < full;\n"
+           "       base += (unsigned long long)gridDim.x * tile) {\n";
+    src += parts.tile_loads();
+    src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k)\n#pragma unroll\n      for (unsigned j = 0; j < vec; ++j)\n";
+    src += accumulate("        ", "acc[k]", parts.tile_args());
+    src += "  }\n";
+    src += "  // the elements after the last full tile, one per thread\n";
+    src += "  for (unsigned long long i = full + (unsigned long long)blockIdx.x * threads + threadIdx.x; i < n;\n"
+           "       i += (unsigned long long)gridDim.x * threads) {\n";
+    src += parts.unravel("    ");
+    src += accumulate("    ", "acc[0]", parts.element_args([&](unsigned k) { return parts.strided_offset(k); }));
+    src += "  }\n";
+    src += "#pragma unroll\n  for (unsigned k = 1; k < ilp; ++k) acc[0] = jet_combine(acc[0], acc[k]);\n";
+    src += "  const T total = jet_block_combine<threads>(acc[0]);\n"
+           "  __shared__ bool last;\n"
+           "  if (threadIdx.x == 0) {\n"
+           "    partials[blockIdx.x] = total;\n"
+           "    __threadfence();  // the partial is visible to every block before the ticket counts it\n"
+           "    last = atomicAdd(ticket, 1u) == gridDim.x - 1;\n"
+           "  }\n"
+           "  __syncthreads();\n"
+           "  if (!last) return;\n"
+           "  __threadfence();\n"
+           "  T a = jet_identity();\n"
+           "  for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);\n"
+           "  a = jet_block_combine<threads>(a);\n"
+           "  if (threadIdx.x == 0) {\n"
+           "    out[0] = jet_finish(a, (double)n);\n"
+           "    *ticket = 0;  // ready for the next launch: no memset needed\n"
+           "  }\n"
+           "}\n";
+    return src;
+  }
+
+  // Along an axis: the index space is (results..., axis); result `row` combines the elements
+  // row * length + j. A group of `step` threads takes a row, thread `first` of it the elements j =
+  // first, first + step, ..., `unroll` loads in flight. Inner: a group of `lanes` threads (a
+  // multiple of 32) per row, combined by warp shuffles and then across its warps; outer: 32
+  // neighbouring rows per block, each split over the block's 8 warps and combined in shared memory.
+  const bool inner = v.axis == reduce_axis::inner;
+  src += params + (inner ? ", const unsigned lanes" : "") + ") {\n";
+  src += "  constexpr unsigned threads = " + number(reduction_threads) + ", unroll = 8;\n" + index;
+  if (inner)
+    src += "  const unsigned first = threadIdx.x & (lanes - 1), step = lanes;\n"
+           "  const unsigned long long row = (unsigned long long)blockIdx.x * (threads / lanes) + threadIdx.x / lanes;\n";
+  else
+    src += "  constexpr unsigned columns = 32, step = threads / columns;\n"
+           "  const unsigned first = threadIdx.x / columns;\n"
+           "  const unsigned long long row = (unsigned long long)blockIdx.x * columns + threadIdx.x % columns;\n";
+  src += "  const unsigned long long length = extents.e[" + number(v.rank - 1u) + "];\n";
+  src += "  T acc[unroll];\n#pragma unroll\n  for (unsigned u = 0; u < unroll; ++u) acc[u] = jet_identity();\n";
+  src += "  if (row < n) {\n    const unsigned long long i = row * length;\n" + parts.unravel("    ");
+  for (unsigned k = 0; k < parts.inputs; ++k)
+    src += "    const long long b" + number(k) + " = " + parts.strided_offset(k) + ";\n";
+  src += "    for (unsigned long long j = first; j < length; j += unroll * step) {\n"
+         "#pragma unroll\n      for (unsigned u = 0; u < unroll; ++u) {\n"
+         "        const unsigned long long jj = j + u * step;\n"
+         "        if (jj < length)\n";
+  src += accumulate("          ", "acc[u]", parts.element_args([&](unsigned k) {
+    return "b" + number(k) + " + (long long)jj * is" + number(k) + ".s[" + number(v.rank - 1u) + "]";
+  }));
+  src += "      }\n    }\n  }\n";
+  src += "#pragma unroll\n  for (unsigned u = 1; u < unroll; ++u) acc[0] = jet_combine(acc[0], acc[u]);\n";
+  if (inner)
+    src += "  T a = jet_warp_combine(acc[0]);\n"
+           "  __shared__ T warps[threads / 32];\n"
+           "  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = a;\n"
+           "  __syncthreads();\n"
+           "  if (first == 0 && row < n) {\n"
+           "    for (unsigned w = 1; w < lanes / 32; ++w) a = jet_combine(a, warps[threadIdx.x / 32 + w]);\n"
+           "    out[row] = jet_finish(a, (double)length);\n"
+           "  }\n}\n";
+  else
+    src += "  __shared__ T slices[threads];\n"
+           "  slices[threadIdx.x] = acc[0];\n"
+           "  __syncthreads();\n"
+           "  if (first == 0 && row < n) {\n"
+           "    T a = acc[0];\n"
+           "    for (unsigned s = 1; s < step; ++s) a = jet_combine(a, slices[s * columns + threadIdx.x]);\n"
+           "    out[row] = jet_finish(a, (double)length);\n"
+           "  }\n}\n";
+  return src;
+}
+
+std::string generate_source(const kernel_desc& d, const variant_key& v) {
+  if (d.reduction != reduction_id::none) return generate_reduction_source(d, v);
+  const kernel_parts parts{d, v};
+  const kernel_shape shape = shape_of(v);
+  auto out_type = [&](unsigned k) { return parts.out_type(k); };
   bool outputs_strided = false;
   for (unsigned k = 0; k < d.out_count; ++k) outputs_strided |= v.output_access[k] != access::linear;
-  std::string src;
-
-  src += "// jet kernel: " + describe(d) + " -> " +
-         join(d.out_count, [&](unsigned k) { return std::string(name(d.out_types[k])); }) + "\n";
-  src += "// variant: vec " + number(v.vec) + ", rank " + rank + ", inputs (" +
-         join(inputs, [&](unsigned k) { return std::string(access_name(v.input_access[k])); }) + "), outputs (" +
-         join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + ")" +
-         (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
-         (v.out_aliases_input ? ", an output aliases an input" : "") + "\n";
-  src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
-  for (const float16_format& f : float16_formats)
-    if (uses_dtype(d, f.type)) src += conversion_functions(f);
-  if (indexed) {
-    src += "template <int R> struct jet_strides { long long s[R]; };\n"
-           "template <int R> struct jet_extents { unsigned long long e[R]; };\n"
-           "// The multi-index of element i of the index space, and an operand's offset at it.\n"
-           "template <class I, int R> __device__ __forceinline__ void jet_unravel(I i, const jet_extents<R>& x, I (&idx)[R]) {\n"
-           "#pragma unroll\n"
-           "  for (int d = R - 1; d > 0; --d) { const I e = (I)x.e[d], q = i / e; idx[d] = i - q * e; i = q; }\n"
-           "  idx[0] = i;\n"
-           "}\n"
-           "template <class I, int R> __device__ __forceinline__ long long jet_offset(const I (&idx)[R], const jet_strides<R>& s) {\n"
-           "  long long o = 0;\n"
-           "#pragma unroll\n"
-           "  for (int d = 0; d < R; ++d) o += (long long)idx[d] * s.s[d];\n"
-           "  return o;\n"
-           "}\n";
-  }
-
-  src += op_helpers;
-  bool used[std::size(spellings)] = {};
-  for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
-  for (std::size_t op = 0; op < std::size(spellings); ++op)
-    if (used[op] && !spellings[op].cuda.empty()) src += op_function(spellings[op]);  // leaves and user functions have none
-  for (unsigned k = 0; k < d.function_count; ++k) src += user_function_source(*d.functions[k]);
-
-  // The element function: stored values in, one named temporary per node, each output stored.
-  // A 16-bit input arrives as its bits (stored_xK) and is widened once.
-  auto input_name = [&](unsigned k) { return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + number(k); };
-  std::string element_params = join(d.out_count, [&](unsigned k) { return out_type(k) + "& o" + number(k); });
-  for (unsigned k = 0; k < inputs; ++k) element_params += ", " + in_type(k) + " " + input_name(k);
-  for (unsigned k = 0; k < d.scalar_count; ++k) element_params += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
-  src += "\n__device__ __forceinline__ void jet_element(" + element_params + ") {\n";
-  for (unsigned k = 0; k < inputs; ++k)
-    if (stored_as_bits(distinct_type(d, v, k)))
-      src += "  const float x" + number(k) + " = " + widened(distinct_type(d, v, k), input_name(k)) + ";\n";
-  for (unsigned i = 0; i < d.node_count; ++i) {
-    const node& n = d.nodes[i];
-    if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter) continue;
-    const std::string function = n.op == op_id::user ? std::string("user_") + d.functions[n.function]->name
-                                                     : std::string(spelling(n.op).tag);
-    std::string call = "jet_" + function + "(";
-    for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
-    call += ")";
-    // Only a cast rounds to a 16-bit type inside an expression: other 16-bit nodes keep float32.
-    if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
-    src += "  const " + value_type(n.type) + " t" + number(i) + " = " + call + ";\n";
-  }
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    // A 16-bit float is rounded from float32; any other conversion goes through jet_convert.
-    const std::string value = value_name(d, v, d.out_nodes[k]);
-    const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
-    const std::string stored = stored_as_bits(d.out_types[k]) ? rounded(d.out_types[k], value)
-                               : converts ? "jet_convert<" + out_type(k) + ">(" + value + ")" : value;
-    src += "  o" + number(k) + " = " + stored + ";\n";
-  }
-  src += "}\n\n";
+  std::string src = parts.prelude(join(d.out_count, [&](unsigned k) { return std::string(name(d.out_types[k])); }));
 
   // Parameters: outputs, distinct inputs (each with its strides when not linear), scalars, n, and
   // the index space's extents when an operand is strided.
   std::string params;
   for (unsigned k = 0; k < d.out_count; ++k) {
-    params += (k ? ", " : "") + out_type(k) + "*" + restrict_ + " out" + number(k);
-    if (v.output_access[k] != access::linear) params += ", const jet_strides<" + rank + "> os" + number(k);
+    params += (k ? ", " : "") + out_type(k) + "*" + parts.restrict_ + " out" + number(k);
+    if (v.output_access[k] != access::linear) params += ", const jet_strides<" + parts.rank + "> os" + number(k);
   }
-  auto counter_input = [&](unsigned k) {
-    unsigned slot = 0;
-    while (v.unique_of[slot] != k) ++slot;
-    return is_counter(d, slot);
-  };
-  for (unsigned k = 0; k < inputs; ++k) {
-    if (!counter_input(k)) params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
-    if (v.input_access[k] != access::linear) params += ", const jet_strides<" + rank + "> is" + number(k);
-  }
-  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + value_type(scalar_type(d, k)) + " s" + number(k);
-  params += ", const unsigned long long n";
-  if (indexed) params += ", const jet_extents<" + rank + "> extents";
-  const std::string unravel =
-      indexed ? "      index idx[" + rank + "];\n      jet_unravel<index, " + rank + ">(index(i), extents, idx);\n" : "";
+  params += parts.input_params() + ", const unsigned long long n";
+  if (parts.indexed) params += ", const jet_extents<" + parts.rank + "> extents";
 
   src += "extern \"C\" __global__ void __launch_bounds__(" + number(shape.threads) + ")\n";
   src += std::string(kernel_name) + "(" + params + ") {\n";
   src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
          ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
-  if (indexed) src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
+  if (parts.indexed) src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
   src += "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;  // pid * BLOCK\n";
   src += "  if (n - base >= tile) {\n";
   src += "    // a full tile: no mask; every load of the thread is in flight before the first use\n";
-  for (unsigned k = 0; k < inputs; ++k) src += "    " + vec_type(in_type(k)) + " v" + number(k) + "[ilp];\n";
+  src += parts.tile_loads();
   src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
   src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
-  src += unravel;
-  for (unsigned k = 0; k < inputs; ++k) {
-    const std::string kk = number(k), vt = vec_type(in_type(k)), offset = "jet_offset(idx, is" + kk + ")";
-    if (counter_input(k)) {  // the element indices themselves
-      const std::string first = v.input_access[k] == access::linear ? "(long long)i" : offset;
-      const std::string step = v.input_access[k] == access::broadcast ? "" : " + j";
-      src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = " + first + step + ";\n";
-      continue;
-    }
-    switch (v.input_access[k]) {
-      case access::linear: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + i);\n"; break;
-      case access::unit: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + " + offset + ");\n"; break;
-      case access::broadcast:
-        src += "      { const " + in_type(k) + " b = in" + kk + "[" + offset + "];\n#pragma unroll\n" +
-               "        for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = b; }\n";
-        break;
-      case access::gather: src += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
-    }
-  }
-  src += "    }\n#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
-  src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
-  if (outputs_strided) src += unravel;
-  for (unsigned k = 0; k < d.out_count; ++k) src += "      " + vec_type(out_type(k)) + " r" + number(k) + ";\n";
+  if (outputs_strided) src += parts.unravel("      ");
+  for (unsigned k = 0; k < d.out_count; ++k) src += "      " + kernel_parts::vec_type(out_type(k)) + " r" + number(k) + ";\n";
   src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j)\n        jet_element(" +
-         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) +
-         (inputs ? ", " : "") + join(inputs, [](unsigned k) { return "v" + number(k) + "[k].v[j]"; }) + scalar_args + ");\n";
+         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) + parts.tile_args() + ");\n";
   for (unsigned k = 0; k < d.out_count; ++k) {
-    const std::string kk = number(k), vt = vec_type(out_type(k));
+    const std::string kk = number(k), vt = kernel_parts::vec_type(out_type(k));
     switch (v.output_access[k]) {
       case access::linear: src += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + i) = r" + kk + ";\n"; break;
       case access::unit:
@@ -448,14 +663,11 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += "    // the last tile: offsets = base + arange, mask = offsets < n\n";
   src += "#pragma unroll 1  // one block runs it: unrolling would only cost compile time\n";
   src += "    for (unsigned long long i = base + threadIdx.x; i < n; i += threads) {\n";
-  src += unravel;
-  src += "      jet_element(" +
-         join(d.out_count, [&](unsigned k) { return at("out" + number(k), "os" + number(k), v.output_access[k] == access::linear); }) +
-         (inputs ? ", " : "") + join(inputs, [&](unsigned k) {
-           if (!counter_input(k)) return at("in" + number(k), "is" + number(k), v.input_access[k] == access::linear);
-           return v.input_access[k] == access::linear ? std::string("(long long)i") : "jet_offset(idx, is" + number(k) + ")";
-         }) +
-         scalar_args + ");\n";
+  src += parts.unravel("      ");
+  src += "      jet_element(" + join(d.out_count, [&](unsigned k) {
+           const std::string kk = number(k);
+           return "out" + kk + "[" + (v.output_access[k] == access::linear ? "i" : "jet_offset(idx, os" + kk + ")") + "]";
+         }) + parts.element_args([&](unsigned k) { return parts.strided_offset(k); }) + ");\n";
   src += "    }\n  }\n}\n";
   return src;
 }

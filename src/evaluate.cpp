@@ -7,6 +7,7 @@
 #include "interpreter.hpp"
 #include "kernel_cache.hpp"
 
+#include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
 #include <jet/runtime.hpp>
 
@@ -199,7 +200,7 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   for (unsigned k = 0; k < d.out_count; ++k) {
     const layout& l = e.output_layouts[k];
     for (int dim = 0; dim < l.extents.rank(); ++dim)
-      if (l.extents[dim] > 1 && l.strides[dim] == 0)
+      if (e.outputs[k] && l.extents[dim] > 1 && l.strides[dim] == 0)  // a reduction's rows repeat it
         throw invalid_argument("jet: an output of `" + describe(d) + "` repeats elements (stride 0 in dimension " +
                                std::to_string(dim) + "); write to an array instead");
     const access a = access_of(p.output_strides[k], p.extents, merged);
@@ -237,6 +238,7 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   return p;
 }
 
+<<<<<<< HEAD
 // Why the interpreter cannot run this evaluation as planned (empty when it can): it reads
 // operands one way only, contiguous (a strided or broadcast operand compiles instead).
 std::string interpreter_refusal(const evaluation& e, const plan& p, encoding& code) {
@@ -261,6 +263,33 @@ CUfunction choose_kernel(const evaluation& e, const plan& p, encoding& code) {
     return find_kernel(d, e.slot, v);
   }
   return policy == jit_policy::async ? find_ready_kernel(d, e.slot, v) : nullptr;
+=======
+// The kernel parameters after the outputs, in the generated order: distinct inputs, their strides,
+// scalars, n, the index space's extents. `pointers` holds the input pointers that params point to.
+struct parameters {
+  void* params[2 * max_outputs + 2 * max_inputs + max_scalars + 6];
+  unsigned count = 0;
+  const void* inputs[max_inputs];
+  unsigned long long n;
+};
+void pack_inputs(const evaluation& e, const plan& p, std::size_t n, parameters& a) {
+  const kernel_desc& d = e.desc;
+  const variant_key& v = p.variant;
+  for (unsigned k = 0; k < p.distinct_count; ++k) {
+    a.inputs[k] = p.distinct[k];
+    if (!is_counter(d, p.distinct_slot[k])) a.params[a.count++] = &a.inputs[k];
+    if (v.input_access[k] != access::linear) a.params[a.count++] = const_cast<std::int64_t*>(p.input_strides[k]);
+  }
+  for (unsigned k = 0; k < d.scalar_count; ++k) a.params[a.count++] = const_cast<scalar_value*>(&e.scalars[k]);
+  a.n = n;
+  a.params[a.count++] = &a.n;
+  if (uses_index_space(d, v)) a.params[a.count++] = const_cast<std::int64_t*>(p.extents);
+}
+
+void launch(CUfunction f, unsigned blocks, unsigned threads, parameters& a) {
+  check(driver().cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, nullptr, a.params, nullptr), "cuLaunchKernel");
+  stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
+>>>>>>> main
 }
 
 void launch(const evaluation& e, const plan& p) {
@@ -270,33 +299,18 @@ void launch(const evaluation& e, const plan& p) {
   CUfunction f = choose_kernel(e, p, code);
   if (!f) return launch_interpreter(code, e.outputs, p.distinct, p.n);
 
-  // Kernel parameters in the generated order: outputs, their strides, distinct inputs, their
-  // strides, scalars, n, the index space's extents.
-  void* params[2 * max_outputs + 2 * max_inputs + max_scalars + 2];
+  // Kernel parameters in the generated order: outputs and their strides, then the inputs'.
+  parameters a;
   void* outputs[max_outputs];
-  unsigned count = 0;
   for (unsigned k = 0; k < d.out_count; ++k) {
     outputs[k] = e.outputs[k];
-    params[count++] = &outputs[k];
-    if (v.output_access[k] != access::linear) params[count++] = const_cast<std::int64_t*>(p.output_strides[k]);
+    a.params[a.count++] = &outputs[k];
+    if (v.output_access[k] != access::linear) a.params[a.count++] = const_cast<std::int64_t*>(p.output_strides[k]);
   }
-  const void* inputs[max_inputs];
-  for (unsigned k = 0; k < p.distinct_count; ++k) {
-    inputs[k] = p.distinct[k];
-    if (!is_counter(d, p.distinct_slot[k])) params[count++] = &inputs[k];
-    if (v.input_access[k] != access::linear) params[count++] = const_cast<std::int64_t*>(p.input_strides[k]);
-  }
-  for (unsigned k = 0; k < d.scalar_count; ++k) params[count++] = const_cast<scalar_value*>(&e.scalars[k]);
-  unsigned long long n = p.n;
-  params[count++] = &n;
-  if (uses_index_space(d, v)) params[count++] = const_cast<std::int64_t*>(p.extents);
-
+  pack_inputs(e, p, p.n, a);
   const kernel_shape shape = shape_of(v);
   const unsigned long long blocks = (p.n + shape.tile() - 1) / shape.tile();  // cdiv(n, BLOCK)
-  check(driver().cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, shape.threads, 1, 1, 0, nullptr, params,
-                                nullptr),
-        "cuLaunchKernel");
-  stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
+  launch(f, static_cast<unsigned>(blocks), shape.threads, a);
 }
 
 // out = in, for any layouts: how a temporary reaches an output it could not be written to directly.
@@ -323,7 +337,136 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
   evaluate({k.desc, k.slot, outputs, &out_layout, inputs, &in_layout, nullptr});
 }
 
+// The reductions' workspace on the device, allocated once: each block's partial (an
+// accumulator is at most 8 bytes) and the ticket counter that tells the last block to finish.
+// Launches on the one stream jet uses run one after another, so they share it.
+struct workspace {
+  void* partials;
+  void* ticket;
+};
+unsigned max_reduction_blocks() { return static_cast<unsigned>(properties().multiprocessors) * reduction_blocks_per_sm; }
+const workspace& reduction_workspace() {
+  static const workspace w = [] {
+    const std::size_t partial_bytes = std::size_t{8} * max_reduction_blocks();
+    workspace made{device_alloc(partial_bytes + 8), nullptr};
+    made.ticket = static_cast<char*>(made.partials) + partial_bytes;
+    const unsigned zero = 0;
+    copy_to_device(made.ticket, &zero, sizeof zero);
+    return made;
+  }();
+  return w;
+}
+
+// The plan of a reduction along `axis` of s: the index space is s with that axis moved last
+// (extent `length`), and one result per row. The output is a stand-in that repeats along the axis,
+// so that make_plan never merges the axis with another dimension.
+plan axis_plan(const evaluation& e, const jet::shape& s, int axis) {
+  const kernel_desc& d = e.desc;
+  const std::int64_t length = s[axis];
+  jet::shape rows_then_axis;
+  for (int dim = 0; dim < s.rank(); ++dim)
+    if (dim != axis) rows_then_axis.push_back(s[dim]);
+  rows_then_axis.push_back(std::max<std::int64_t>(length, 1));
+  const int rank = s.rank();
+  layout inputs[max_inputs];
+  for (unsigned k = 0; k < d.input_count; ++k) {
+    std::int64_t strides[max_rank];
+    align_strides(e.input_layouts[k], s, strides);
+    inputs[k] = {rows_then_axis, {}};
+    for (int dim = 0, to = 0; dim < rank; ++dim)
+      if (dim != axis) inputs[k].strides[to++] = strides[dim];
+    inputs[k].strides[rank - 1] = strides[axis];
+  }
+  layout out = layout::contiguous(rows_then_axis);
+  for (int dim = 0; dim + 1 < rank; ++dim) out.strides[dim] /= rows_then_axis[rank - 1];
+  out.strides[rank - 1] = 0;
+  void* no_output[] = {nullptr};
+  plan p = make_plan({d, e.slot, no_output, &out, e.inputs, inputs, e.scalars}, rows_then_axis);
+
+  variant_key& v = p.variant;
+  if (length <= 1) {  // a dimension of extent 1 was dropped: the axis comes back as the last
+    for (unsigned k = 0; k < p.distinct_count; ++k) p.input_strides[k][v.rank] = 0;
+    p.extents[v.rank++] = 1;
+  }
+  p.extents[v.rank - 1] = length;
+  p.n = s.size() / std::max<std::int64_t>(length, 1);  // results
+  // Rows whose elements are neighbours in memory go to neighbouring threads of one row group;
+  // otherwise neighbouring threads take neighbouring rows.
+  bool contiguous_rows = false;
+  for (unsigned k = 0; k < p.distinct_count; ++k) {
+    v.input_access[k] = access::gather;
+    const std::int64_t step = p.input_strides[k][v.rank - 1];
+    contiguous_rows |= !is_counter(d, p.distinct_slot[k]) && (step == 1 || step == -1);
+  }
+  v.axis = contiguous_rows ? reduce_axis::inner : reduce_axis::outer;
+  v.output_access[0] = access::linear;
+  v.vec = 1;
+  v.index32 = s.size() < (std::size_t{1} << 32);
+  return p;
+}
+
 }  // namespace
+
+jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, int axis) {
+  const jet::shape s = broadcast_shape(desc, inputs);
+  const int dim = axis == all_axes ? all_axes : axis < 0 ? axis + s.rank() : axis;
+  if (dim != all_axes && (dim < 0 || dim >= s.rank()))
+    throw invalid_argument("jet: " + describe(desc) + ": axis " + std::to_string(axis) + " is out of range for shape " +
+                           s.to_string());
+  jet::shape out;
+  for (int d = 0; d < s.rank() && dim != all_axes; ++d)
+    if (d != dim) out.push_back(s[d]);
+  const std::size_t length = dim == all_axes ? s.size() : static_cast<std::size_t>(s[dim]);
+  if (length == 0 && out.size() > 0 && !reduction_allows_empty[static_cast<int>(desc.reduction)])
+    throw invalid_argument("jet: " + describe(desc) + " of no elements (shape " + s.to_string() +
+                           (dim == all_axes ? "" : ", axis " + std::to_string(axis)) + ") has no value");
+  return out;
+}
+
+void reduce(const evaluation& e, int axis) {
+  const kernel_desc& d = e.desc;
+  const jet::shape s = broadcast_shape(d, e.input_layouts);
+  const std::size_t results = reduced_shape(d, e.input_layouts, axis).size();  // checks axis and emptiness
+  if (results == 0) return;
+  const int dim = axis == all_axes ? all_axes : axis < 0 ? axis + s.rank() : axis;
+  const std::size_t length = dim == all_axes ? s.size() : static_cast<std::size_t>(s[dim]);
+  check_pointers(e, s);
+
+  parameters a;
+  void* out = e.outputs[0];
+  a.params[a.count++] = &out;
+  if (results == 1) {  // every element into one result
+    const layout stand_in = layout::contiguous(s);
+    void* no_output[] = {nullptr};
+    const evaluation all{d, e.slot, no_output, &stand_in, e.inputs, e.input_layouts, e.scalars};
+    plan p = make_plan(all, s);
+    p.variant.axis = reduce_axis::all;
+    CUfunction f = find_kernel(d, e.slot, p.variant);
+    pack_inputs(all, p, p.n, a);
+    const workspace& w = reduction_workspace();
+    void* partials = w.partials;
+    void* ticket = w.ticket;
+    a.params[a.count++] = &partials;
+    a.params[a.count++] = &ticket;
+    const std::size_t tile = std::size_t{reduction_threads} * reduction_ilp * p.variant.vec;
+    const std::size_t blocks = std::clamp<std::size_t>((p.n + tile - 1) / tile, 1, max_reduction_blocks());
+    return launch(f, static_cast<unsigned>(blocks), reduction_threads, a);
+  }
+  const plan p = axis_plan(e, s, dim);
+  CUfunction f = find_kernel(d, e.slot, p.variant);
+  pack_inputs(e, p, p.n, a);
+  std::size_t blocks = (p.n + 31) / 32;  // outer: 32 rows per block
+  unsigned lanes = 32;
+  if (p.variant.axis == reduce_axis::inner) {
+    // A warp per row, or more while that leaves the device short of warps and rows are long.
+    const std::size_t warps_wanted = std::size_t{32} * static_cast<unsigned>(properties().multiprocessors);
+    while (lanes < reduction_threads && p.n * (lanes / 32) < warps_wanted && length >= std::size_t{16} * lanes) lanes *= 2;
+    blocks = (p.n + reduction_threads / lanes - 1) / (reduction_threads / lanes);
+    a.params[a.count++] = &lanes;
+  }
+  if (blocks > 0x7fffffff) throw invalid_argument("jet: " + describe(d) + ": too many results (" + std::to_string(p.n) + ")");
+  launch(f, static_cast<unsigned>(blocks), reduction_threads, a);
+}
 
 void evaluate(const evaluation& e) {
   const jet::shape s = index_space(e);

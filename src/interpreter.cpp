@@ -102,6 +102,7 @@ bool allocate(const std::vector<virtual_instruction>& code, int values, program&
 
 // Why d has no interpreter family (empty when it has one), and the family.
 std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
+  if (d.reduction != reduction_id::none) return "it is a reduction";
   if (d.function_count) return "it calls a user function";
   if (d.counter_slots) return "it reads jet::counter";
   for (unsigned i = 0; i < d.node_count; ++i)

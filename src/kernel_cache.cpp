@@ -29,6 +29,7 @@ struct kernel_identity {
   std::vector<std::uint16_t> out_nodes;
   std::vector<dtype> out_types;
   std::vector<std::string> functions;  // each user function's name, signature and body
+  reduction_id reduction;
   variant_key variant;
   int device;
 
@@ -40,7 +41,7 @@ struct kernel_identity {
   }
 
   bool matches(const kernel_desc& d, const variant_key& v, int dev) const {
-    return device == dev && scalar_count == d.scalar_count && variant == v &&
+    return device == dev && scalar_count == d.scalar_count && reduction == d.reduction && variant == v &&
            std::equal(nodes.begin(), nodes.end(), d.nodes, d.nodes + d.node_count) &&
            std::equal(input_types.begin(), input_types.end(), d.input_types, d.input_types + d.input_count) &&
            std::equal(out_nodes.begin(), out_nodes.end(), d.out_nodes, d.out_nodes + d.out_count) &&
@@ -82,6 +83,7 @@ struct global_cache {
                    std::vector<std::uint16_t>(d.out_nodes, d.out_nodes + d.out_count),
                    std::vector<dtype>(d.out_types, d.out_types + d.out_count),
                    kernel_identity::functions_of(d),
+                   d.reduction,
                    v,
                    device};
     return *entries.emplace(d.hash, std::move(e))->second;

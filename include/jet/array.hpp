@@ -206,6 +206,12 @@ template <class T> class array {
     return c;
   }
   std::vector<T> to_host() const { return detail::download(data_, size()); }
+  /// The element of a one-element array (a reduction's result) on the host.
+  T item() const {
+    if (size() != 1)
+      throw invalid_argument("jet::array::item: the array has " + std::to_string(size()) + " elements, not 1");
+    return to_host()[0];
+  }
 
  private:
   T* data_ = nullptr;

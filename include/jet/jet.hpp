@@ -9,6 +9,7 @@
 #include <jet/function.hpp>
 #include <jet/ops.hpp>
 #include <jet/random.hpp>
+#include <jet/reduce.hpp>
 #include <jet/runtime.hpp>
 
 #include <string>

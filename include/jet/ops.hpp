@@ -99,6 +99,23 @@ template <class To, class From> constexpr To convert(From v) {
   }
   return static_cast<To>(v);
 }
+/// The least and greatest values of T, -inf and +inf for a float: where max and min start.
+template <class T> constexpr T least() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::lowest();
+}
+template <class T> constexpr T greatest() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::max();
+}
+/// `value`, unless a or b is NaN: then that NaN (the max and min reductions propagate NaN).
+template <class T> constexpr T nan_or(T a, T b, T value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+  }
+  return value;
+}
 }  // namespace host
 
 /// One tag type per op. `reference` is the op's host reference, called with operands already

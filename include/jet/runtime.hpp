@@ -91,6 +91,11 @@ enum class access : std::uint8_t {
   gather,     // any strides: one load per element
 };
 
+/// Which elements a reduction kernel combines into each result: all of them, or those along one
+/// axis, which is the innermost (each row is contiguous in the index space: a group of threads per
+/// row) or an outer one (neighbouring threads take neighbouring results).
+enum class reduce_axis : std::uint8_t { none, all, inner, outer };
+
 /// Per evaluation, which launch variant a kernel needs: how many elements each vector access
 /// covers, the rank of the index space after merging contiguous dimensions, how each operand is
 /// accessed, which array operands are the same memory (each distinct input is a kernel parameter
@@ -103,6 +108,7 @@ struct variant_key {
   std::uint8_t unique_of[max_inputs]{};  // input slot -> distinct-input index
   access input_access[max_inputs]{};     // per distinct input
   access output_access[max_outputs]{};
+  reduce_axis axis = reduce_axis::none;  // none for an elementwise kernel
 
   friend bool operator==(const variant_key&, const variant_key&) = default;
 };
@@ -140,6 +146,19 @@ struct evaluation {
 };
 
 void evaluate(const evaluation& e);
+
+/// `axis` of reduce and reduced_shape for a reduction over every element.
+inline constexpr int all_axes = -1000;
+
+/// The shape of e.desc's reduction of the inputs over `axis` (all_axes, or a dimension of their
+/// broadcast shape, negative counting from the end): the broadcast shape without that dimension,
+/// or () for all_axes. invalid_argument naming the axis and the shape when there is no such axis,
+/// or when a result would combine no elements and the reduction has no value for that (max, min).
+jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, int axis);
+
+/// Reduces the inputs over `axis` into e.outputs[0], a contiguous array of reduced_shape; one
+/// launch.
+void reduce(const evaluation& e, int axis);
 
 /// The NumPy broadcast of the inputs' shapes; shape_error naming both shapes (and the expression)
 /// when two cannot be broadcast together.

@@ -24,6 +24,15 @@ enum class op_id : std::uint8_t {
   user,  // a user-defined element function (JET_FUNCTION); `function` says which
 };
 
+/// What a kernel does with its expression's values: stores them (elementwise), or reduces them
+/// with a reduction of reductions.def.
+enum class reduction_id : std::uint8_t {
+  none,
+#define JET_REDUCTION(tag, ...) tag,
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+};
+
 /// A user-defined element function, as JET_FUNCTION declares it: a name, a C++ signature such as
 /// "float(float a, float b)" and a CUDA body. Code generation checks the name, the parameter names
 /// and types and the body's braces before any of it reaches a kernel.
@@ -66,6 +75,7 @@ struct kernel_desc {
   const user_function* const* functions;  // the user functions that op_id::user nodes call
   std::uint32_t function_count;
   std::uint64_t hash;               // of everything above; a fast first test for equality
+  reduction_id reduction = reduction_id::none;  // a reduction kernel's reduction (hashed in too)
 };
 
 inline constexpr std::uint64_t fnv1a_basis = 0xcbf29ce484222325ull;

@@ -1,6 +1,7 @@
 // Result rules of the op table: the operand and result dtypes of a node, from its operands.
 #pragma once
 
+#include <jet/detail/kernel_desc.hpp>
 #include <jet/dtype.hpp>
 
 namespace jet::detail {
@@ -30,6 +31,49 @@ constexpr typing resolve(rule r, int arity, const dtype* in, const bool* weak, d
   if (r == rule::target) t = typing{target, {in[0], in[0], in[0]}};
   if (r == rule::random) t = typing{dtype::float32, {dtype::int64, dtype::int64, dtype::int64}};
   return t;
+}
+
+/// The reductions' result rules (reductions.def).
+enum class reduction_rule { total, floating, same, logical };
+
+struct reduction_typing {
+  dtype accumulator;  // what a kernel combines in; integer totals wrap in uint64's bits
+  dtype result;
+};
+
+constexpr reduction_typing resolve_reduction(reduction_rule r, dtype element) {
+  const bool floating = is_floating(element);
+  switch (r) {
+    case reduction_rule::total:
+      if (floating) return {dtype::float64, element};
+      return {dtype::uint64, traits_of(element).kind == category::integer && !traits_of(element).is_signed
+                                 ? dtype::uint64
+                                 : dtype::int64};
+    case reduction_rule::floating: return {dtype::float64, floating ? element : dtype::float64};
+    case reduction_rule::same: return {compute_type(element), element};
+    case reduction_rule::logical: break;
+  }
+  return {dtype::boolean, dtype::boolean};
+}
+
+/// The rule of each reduction, indexed by reduction_id.
+inline constexpr reduction_rule reduction_rules[] = {
+    reduction_rule::same,  // none: an elementwise kernel
+#define JET_REDUCTION(tag, rule, ...) reduction_rule::rule,
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+};
+
+/// Whether a reduction of no elements has a value, indexed by reduction_id.
+inline constexpr bool reduction_allows_empty[] = {
+    true,
+#define JET_REDUCTION(tag, rule, empty, ...) empty,
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+};
+
+constexpr reduction_typing resolve_reduction(reduction_id id, dtype element) {
+  return resolve_reduction(reduction_rules[static_cast<int>(id)], element);
 }
 
 }  // namespace jet::detail

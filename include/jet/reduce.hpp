@@ -1,0 +1,71 @@
+// Reductions (the table in reductions.def): jet::sum(x * y) over every element, or
+// jet::sum(e, axis) along one dimension, computed by one kernel that evaluates the expression as it
+// reduces it. The expression is never stored.
+#pragma once
+
+#include <jet/array.hpp>
+#include <jet/detail/rules.hpp>
+#include <jet/expr.hpp>
+#include <jet/ops.hpp>
+
+#include <utility>
+
+namespace jet {
+
+/// A dimension to reduce along; negative counts from the end. It converts from int, so
+/// `jet::sum(x, 1)` reads as NumPy's; jet::max and jet::min need it spelled out,
+/// `jet::max(x, jet::axis{1})`, because `jet::max(x, 1)` is the elementwise maximum of x and 1.
+struct axis {
+  axis(int dimension) : value(dimension) {}  // NOLINT(google-explicit-constructor): sum(x, 1)
+  int value;
+};
+
+namespace detail {
+
+/// The kernel reducing expression E with reduction R: E's description with the reduction, and a
+/// cache slot of its own. The expression's values reach the reduction in their compute type, so a
+/// float16 expression is reduced from its float32 values, unrounded.
+template <reduction_id R, class E> struct reduction_kernel {
+  using element = kernel_of<roots<E>, cpp_type<compute_type(E::type)>>;
+  static constexpr kernel_desc desc = [] {
+    kernel_desc d = element::desc;
+    d.reduction = R;
+    d.hash = fnv1a(d.hash, static_cast<std::uint64_t>(R));
+    return d;
+  }();
+  static inline kernel_slot slot;
+};
+
+template <reduction_id R, class E> using reduction_result_t = cpp_type<resolve_reduction(R, E::type).result>;
+
+template <reduction_id R, class E> array<reduction_result_t<R, E>> reduce(const E& e, int axis) {
+  using kernel = reduction_kernel<R, E>;
+  leaves<kernel::element::input_count, kernel::element::scalar_count> values;
+  e.collect(values);
+  array<reduction_result_t<R, E>> out(reduced_shape(kernel::desc, values.layouts.data(), axis));
+  void* outputs[] = {out.data()};
+  const layout l = out.layout();
+  detail::reduce({kernel::desc, kernel::slot, outputs, &l, values.input.data(), values.layouts.data(),
+                  values.scalar.data()},
+                 axis);
+  return out;
+}
+
+}  // namespace detail
+
+// Per reduction: tag(e), over every element, a 0-d array (`.item()` is its value on the host), and
+// tag(e, axis), an array of e's shape without that axis.
+#define JET_REDUCTION(tag, ...)                                                                       \
+  template <jet_operand E> auto tag(E&& e) {                                                          \
+    return detail::reduce<detail::reduction_id::tag>(detail::as_expr(std::forward<E>(e)), detail::all_axes); \
+  }                                                                                                   \
+  template <jet_operand E> auto tag(E&& e, axis along) {                                              \
+    return detail::reduce<detail::reduction_id::tag>(detail::as_expr(std::forward<E>(e)), along.value); \
+  }
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+
+/// The sum of a * b (a and b broadcast as for `*`): one kernel that reads each once.
+template <jet_operand A, jet_operand B> auto dot(A&& a, B&& b) { return sum(std::forward<A>(a) * std::forward<B>(b)); }
+
+}  // namespace jet

@@ -1,0 +1,289 @@
+// On the GPU: every reduction in several dtypes at sizes 0 to 2^26 against the float64 host
+// reference (support/reduce_reference.hpp) within the README's error bound, bit-identical
+// repeats, NaN propagation, empty inputs, axis reductions of random N-D shapes and strided views,
+// and one launch per jet::sum(x * y).
+#include "support/catch.hpp"
+#include "support/gpu_check.hpp"
+#include "support/reduce_reference.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+using jet::detail::reduction_id;
+using jet::test::fresh_seed;
+using jet::test::random_vector;
+
+namespace {
+
+const char* name_of(reduction_id r) {
+  constexpr const char* names[] = {"none",
+#define JET_REDUCTION(tag, ...) #tag,
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+  };
+  return names[static_cast<int>(r)];
+}
+
+template <reduction_id R, class E> auto reduce(const E& e, int axis = jet::detail::all_axes) {
+  return jet::detail::reduce<R>(jet::detail::as_expr(e), axis);
+}
+
+// An element as the kernel computes with it: 16-bit floats in float32.
+template <class E> auto widen(E v) {
+  if constexpr (std::is_same_v<E, jet::float16> || std::is_same_v<E, jet::bfloat16>) return static_cast<float>(v);
+  else return v;
+}
+
+// The largest relative change of one rounding into dtype T, with a factor of two to spare (a
+// 16-bit result is rounded from float64 through float32).
+template <class T> double result_unit() {
+  if constexpr (std::is_same_v<T, double>) return 0x1p-52;
+  else if constexpr (std::is_same_v<T, float>) return 0x1p-23;
+  else return static_cast<float>(std::numeric_limits<T>::epsilon());
+}
+
+// Whether `got` is reduction r's result of n elements, `ref` from the host. Floats: within the
+// README's bound, result rounding plus (n/64 + 64) roundings of 2^-53 (float64 accumulation on
+// the device and in the reference) of the mapped values' magnitudes, plus `element_rtol` of it
+// for elements the host computed differently (in float64). Integers and bool: exactly.
+template <class Acc, class Res> bool matches(Res got, const jet::test::host_reduction<Acc>& ref, std::size_t n,
+                                             reduction_id r, double element_rtol = 0) {
+  if constexpr (jet::is_floating(jet::dtype_of<Res>())) {
+    const long double g = static_cast<long double>(widen(got));
+    INFO("got " << static_cast<double>(g) << ", reference " << static_cast<double>(ref.value));
+    if (std::isnan(ref.value)) return std::isnan(g);
+    const long double accumulation = (n / 64.0L + 64) * 0x1p-53L + element_rtol;
+    long double bound = result_unit<Res>() * std::fabs(ref.value);
+    if (r == reduction_id::sum) bound += accumulation * ref.magnitude;
+    if (r == reduction_id::mean) bound += accumulation * ref.magnitude / n;
+    if (r == reduction_id::norm2 && ref.value > 0) bound += accumulation * ref.magnitude / ref.value;
+    if (r == reduction_id::prod) bound += (n + 64) * 0x1p-53L * std::fabs(ref.value);
+    CAPTURE(static_cast<double>(bound));
+    return std::fabs(g - ref.value) <= bound;
+  } else {
+    const Res expected = std::is_same_v<Acc, std::uint64_t> ? static_cast<Res>(static_cast<std::uint64_t>(ref.value))
+                                                            : static_cast<Res>(ref.value);
+    INFO("got " << +got << ", reference " << +expected);
+    return got == expected;
+  }
+}
+
+// Values for reduction r: near 1 for a product (so that it neither overflows nor vanishes; odd
+// integers, which wrap without reaching 0), mostly zero for any and mostly nonzero for all (one
+// odd element, or none), else uniform in [-2, 2].
+template <class E> std::vector<E> values_for(reduction_id r, std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  if (r == reduction_id::any || r == reduction_id::all) {
+    std::vector<E> v(n, E(r == reduction_id::all ? 1.0f : 0.0f));
+    if (n && engine() % 2) v[engine() % n] = E(r == reduction_id::all ? 0.0f : 1.0f);
+    return v;
+  }
+  if (r != reduction_id::prod) return random_vector<E>(n, -2, 2, seed);
+  std::vector<E> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    E e{};
+    if constexpr (std::is_same_v<E, float> || std::is_same_v<E, double>)
+      e = E(1 + std::uniform_real_distribution<double>(-0x1p-12, 0x1p-12)(engine));
+    else if constexpr (jet::is_floating(jet::dtype_of<E>()))  // two neighbours of 1, log-balanced
+      e = E(engine() % 3 ? 1.0f - std::numeric_limits<E>::epsilon() / 2 : 1.0f + std::numeric_limits<E>::epsilon());
+    else if constexpr (std::is_same_v<E, bool>) e = true;
+    else e = static_cast<E>((2 * static_cast<int>(engine() % 2) - 1) * (engine() % 2 ? 1 : 3));
+    v[i] = e;
+  }
+  return v;
+}
+
+// Reduction R over every element of a fresh array of n E's, twice: bit-identical, and the host's.
+template <reduction_id R, class E> void check_all_elements(std::size_t n) {
+  constexpr auto typing = jet::detail::resolve_reduction(R, jet::dtype_of<E>());
+  using Acc = jet::cpp_type<typing.accumulator>;
+  using Res = jet::cpp_type<typing.result>;
+  INFO(name_of(R) << " of " << n << " " << jet::name(jet::dtype_of<E>()));
+  const std::vector<E> host = values_for<E>(R, n, fresh_seed() + n * 131 + static_cast<int>(R));
+  const jet::array<E> x = jet::from_host(host);
+  if (n == 0 && !jet::detail::reduction_allows_empty[static_cast<int>(R)]) {
+    CHECK_THROWS_AS(reduce<R>(x), jet::invalid_argument);
+    return;
+  }
+  std::vector<Acc> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<Acc>(widen(static_cast<E>(host[i])));
+  const jet::array<Res> first = reduce<R>(x), second = reduce<R>(x);
+  REQUIRE(first.rank() == 0);
+  const Res got = first.item(), again = second.item();
+  CHECK(std::memcmp(&got, &again, sizeof(Res)) == 0);  // the same bits every run
+  CHECK(matches(got, jet::test::host_reduce(R, values), n, R));
+}
+
+template <class E> void check_every_reduction(std::size_t n) {
+  check_all_elements<reduction_id::sum, E>(n);
+  check_all_elements<reduction_id::prod, E>(n);
+  check_all_elements<reduction_id::mean, E>(n);
+  check_all_elements<reduction_id::norm2, E>(n);
+  check_all_elements<reduction_id::max, E>(n);
+  check_all_elements<reduction_id::min, E>(n);
+  check_all_elements<reduction_id::any, E>(n);
+  check_all_elements<reduction_id::all, E>(n);
+}
+
+// A device array of shape s with values in [-2, 2], and its host copy.
+template <class T> std::pair<jet::array<T>, std::vector<T>> random_array(const jet::shape& s, std::uint64_t salt) {
+  std::vector<T> host = random_vector<T>(s.size(), -2, 2, fresh_seed() * 7 + salt);
+  jet::array<T> a = jet::from_host(host, s);
+  return {std::move(a), std::move(host)};
+}
+
+// Reduction R of view v along `axis`, each result against the host's reduction of its row, read
+// from v's memory (`base`, the host copy of the allocation v views from `origin`) by v's strides.
+template <reduction_id R, class T, class F>
+void check_axis(const jet::view<T>& v, const T* origin, const std::vector<T>& base, int axis, F element,
+                double element_rtol = 0) {
+  constexpr auto typing = jet::detail::resolve_reduction(R, jet::dtype_of<T>());
+  using Acc = jet::cpp_type<typing.accumulator>;
+  using Res = jet::cpp_type<typing.result>;
+  const jet::shape& s = v.shape();
+  INFO(name_of(R) << " of shape " << s.to_string() << " along axis " << axis);
+  const jet::array<Res> out = reduce<R>(element(v), axis);
+  const std::vector<Res> got = out.to_host();
+  const std::int64_t length = s[axis];
+  REQUIRE(out.size() * static_cast<std::size_t>(length) == s.size());
+  std::size_t wrong = 0;
+  for (std::size_t row = 0; row < out.size(); ++row) {
+    std::int64_t idx[jet::max_rank] = {}, rest = static_cast<std::int64_t>(row);
+    for (int d = s.rank() - 1; d >= 0; --d)
+      if (d != axis) idx[d] = rest % s[d], rest /= s[d];
+    std::vector<Acc> values;
+    for (std::int64_t j = 0; j < length; ++j) {
+      idx[axis] = j;
+      std::int64_t offset = v.data() - origin;
+      for (int d = 0; d < s.rank(); ++d) offset += idx[d] * v.stride(d);
+      values.push_back(static_cast<Acc>(element(base[offset])));
+    }
+    if (!matches(got[row], jet::test::host_reduce(R, values), values.size(), R, element_rtol) && wrong++ < 3)
+      FAIL_CHECK("result " << row << " differs");
+  }
+  CHECK(wrong == 0);
+}
+
+template <class T, class F> void check_every_axis_reduction(const jet::view<T>& v, const T* origin,
+                                                            const std::vector<T>& base, int axis, F element,
+                                                            double element_rtol = 0) {
+  check_axis<reduction_id::sum>(v, origin, base, axis, element, element_rtol);
+  check_axis<reduction_id::mean>(v, origin, base, axis, element, element_rtol);
+  check_axis<reduction_id::norm2>(v, origin, base, axis, element, element_rtol);
+  check_axis<reduction_id::max>(v, origin, base, axis, element, element_rtol);
+  check_axis<reduction_id::min>(v, origin, base, axis, element, element_rtol);
+}
+
+const auto itself = [](const auto& x) { return x; };
+
+}  // namespace
+
+TEST_CASE("every reduction in every kind of dtype, sizes 0 to 2^20 + 3, against the float64 host reference",
+          "[gpu][reduce]") {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{1023}, std::size_t{1025},
+                        (std::size_t{1} << 20) + 3}) {
+    check_every_reduction<float>(n);
+    check_every_reduction<double>(n);
+    check_every_reduction<jet::float16>(n);
+    check_every_reduction<jet::bfloat16>(n);
+    check_every_reduction<std::int32_t>(n);
+    check_every_reduction<std::int8_t>(n);
+    check_every_reduction<std::uint8_t>(n);
+    check_every_reduction<std::int64_t>(n);
+    check_every_reduction<std::uint64_t>(n);
+    check_every_reduction<bool>(n);
+  }
+}
+
+TEST_CASE("every reduction of 2^26 float32 and int32 elements", "[gpu][reduce]") {
+  check_every_reduction<float>(std::size_t{1} << 26);
+  check_every_reduction<std::int32_t>(std::size_t{1} << 26);
+}
+
+TEST_CASE("sum(x * y) and dot(x, y) are one launch, bit-identical run to run, within the bound", "[gpu][reduce]") {
+  for (std::size_t n : {std::size_t{1025}, (std::size_t{1} << 20) + 3, std::size_t{1} << 26}) {
+    INFO(n << " elements");
+    const std::vector<float> hx = random_vector<float>(n, -2, 2, fresh_seed() + 1), hy = random_vector<float>(n, -2, 2, fresh_seed() + 2);
+    const jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
+    std::vector<double> products(n);
+    for (std::size_t i = 0; i < n; ++i) products[i] = static_cast<float>(hx[i] * hy[i]);  // as the kernel computes them
+    const auto ref = jet::test::host_reduce(reduction_id::sum, products);
+    jet::sum(x * y);  // compiled
+    const auto before = jet::stats().launches;
+    const jet::array<float> s = jet::sum(x * y);
+    CHECK(jet::stats().launches - before == 1);
+    const jet::array<float> d = jet::dot(x, y);
+    CHECK(jet::stats().launches - before == 2);
+    const float got = s.item(), dotted = d.item();
+    CHECK(std::memcmp(&got, &dotted, sizeof got) == 0);
+    CHECK(matches(got, ref, n, reduction_id::sum));
+  }
+}
+
+TEST_CASE("max and min propagate NaN; sum too; any counts NaN as true", "[gpu][reduce]") {
+  std::vector<float> h = random_vector<float>(100003, -2, 2, fresh_seed() + 3);
+  h[std::mt19937_64(fresh_seed())() % h.size()] = std::nanf("");
+  const jet::array<float> x = jet::from_host(h);
+  CHECK(std::isnan(jet::max(x).item()));
+  CHECK(std::isnan(jet::min(x).item()));
+  CHECK(std::isnan(jet::sum(x).item()));
+  CHECK(jet::any(jet::where(x == x, 0.0f, x)).item());  // only the NaN is left nonzero
+  CHECK_FALSE(jet::all(x - x).item());                  // zeros and one NaN
+}
+
+TEST_CASE("empty reductions: sum 0, prod 1, mean NaN, any false, all true, max throws", "[gpu][reduce]") {
+  const jet::array<float> none(jet::shape{0});
+  CHECK(jet::sum(none).item() == 0.0f);
+  CHECK(jet::prod(none).item() == 1.0f);
+  CHECK(std::isnan(jet::mean(none).item()));
+  CHECK(jet::norm2(none).item() == 0.0f);
+  CHECK_FALSE(jet::any(none).item());
+  CHECK(jet::all(none).item());
+  CHECK_THROWS_AS(jet::max(none), jet::invalid_argument);
+  const jet::array<std::int32_t> rows(jet::shape{4, 0});
+  CHECK(jet::sum(rows, 1).to_host() == std::vector<std::int64_t>(4, 0));
+  CHECK(jet::sum(rows, 0).size() == 0);
+  CHECK_THROWS_AS(jet::min(rows, jet::axis{1}), jet::invalid_argument);
+}
+
+TEST_CASE("axis reductions of random N-D shapes and strided views", "[gpu][reduce][nd]") {
+  std::mt19937_64 engine(fresh_seed() + 4);
+  for (int c = 0; c < 40; ++c) {
+    jet::shape s;
+    const int rank = 1 + static_cast<int>(engine() % 4);
+    for (int d = 0; d < rank; ++d) s.push_back(1 + static_cast<std::int64_t>(engine() % (rank > 2 ? 12 : 70)));
+    auto [x, host] = random_array<float>(s, c);
+    jet::view<float> v = x.view();
+    if (c % 3 == 1) v = v.transpose();
+    if (c % 3 == 2 && s[0] > 1) v = v.slice(0, s[0] - 1, 0, -2);  // reversed, every other row
+    const int axis = static_cast<int>(engine() % rank);
+    check_every_axis_reduction(v, x.data(), host, axis, itself);
+    check_every_axis_reduction(v, x.data(), host, axis - rank, itself);  // counted from the end
+  }
+}
+
+TEST_CASE("axis reductions of long and short rows, inner and outer, and of expressions", "[gpu][reduce][nd]") {
+  for (const jet::shape& s : {jet::shape{3, (1 << 20) + 3}, jet::shape{(1 << 16) + 3, 3}, jet::shape{1000, 1000},
+                              jet::shape{64, 1, 100}, jet::shape{1, 4097}, jet::shape{2, 3, 4, 5}}) {
+    auto [x, host] = random_array<float>(s, s.size());
+    for (int axis = 0; axis < s.rank(); ++axis) check_every_axis_reduction(x.view(), x.data(), host, axis, itself);
+    // An expression: the host computes it in float64, so allow its float32 rounding per element.
+    const auto affine = [](const auto& e) { return e * 2.0f - 1.0f; };
+    check_axis<reduction_id::sum>(x.view(), x.data(), host, s.rank() - 1, affine, 0x1p-22);
+    check_axis<reduction_id::sum>(x.view(), x.data(), host, 0, affine, 0x1p-22);
+  }
+  auto [i, host] = random_array<std::int32_t>({300, 500}, 9);
+  check_axis<reduction_id::sum>(i.view(), i.data(), host, 0, itself);
+  check_axis<reduction_id::sum>(i.view(), i.data(), host, 1, itself);
+  check_axis<reduction_id::prod>(i.view(), i.data(), host, 1, itself);
+  check_axis<reduction_id::max>(i.view(), i.data(), host, 0, itself);
+  const auto before = jet::stats().launches;
+  (void)jet::sum(i * i, 1);
+  CHECK(jet::stats().launches - before == 1);
+}

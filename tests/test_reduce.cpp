@@ -1,0 +1,201 @@
+// Reductions with no GPU: their result types, the kernels NVRTC compiles for sm_90 (every
+// reduction in every dtype, over all elements and along inner and outer axes), what tells their
+// cache entries apart, and the errors of bad axes and empty max/min.
+#include "support/catch.hpp"
+#include "support/cubin.hpp"
+#include "support/operands.hpp"
+
+#include "codegen.hpp"
+#include "compiler.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace {
+
+using jet::dtype;
+using jet::detail::reduce_axis;
+using jet::detail::reduction_id;
+using jet::test::fake_view;
+
+template <reduction_id R, class E> const jet::detail::kernel_desc& desc_of(const E&) {
+  return jet::detail::reduction_kernel<R, E>::desc;
+}
+
+template <class E> auto expr(const E& e) { return jet::detail::as_expr(e); }
+
+// The variant a reduction along an axis of a rank-2 index space launches with.
+jet::detail::variant_key axis_variant(const jet::detail::kernel_desc& d, reduce_axis axis) {
+  jet::detail::variant_key v = jet::detail::default_variant(d);
+  v.axis = axis;
+  v.vec = 1;
+  v.rank = 2;
+  for (auto& a : v.input_access) a = jet::detail::access::gather;
+  return v;
+}
+
+bool compiles(const jet::detail::kernel_desc& d, const jet::detail::variant_key& v) {
+  const std::string src = jet::detail::generate_source(d, v);
+  INFO(src);
+  return jet::detail::compile_to_cubin(src, 90, jet::detail::describe(d)).image.compare(0, 4, "\x7f" "ELF") == 0;
+}
+
+template <reduction_id R, class... T> void compile_in_every_dtype() {
+  const auto one = [](auto x) {
+    const auto e = expr(x * x);
+    const auto& d = desc_of<R>(e);
+    INFO(jet::detail::describe(d) << " in " << jet::name(x.dtype()));
+    CHECK(compiles(d, jet::detail::default_variant(d)));
+    if constexpr (std::is_same_v<typename decltype(x)::value_type, float> ||
+                  std::is_same_v<typename decltype(x)::value_type, jet::float16> ||
+                  std::is_same_v<typename decltype(x)::value_type, std::int8_t>) {
+      CHECK(compiles(d, axis_variant(d, reduce_axis::inner)));
+      CHECK(compiles(d, axis_variant(d, reduce_axis::outer)));
+    }
+  };
+  (one(fake_view<T>()), ...);
+}
+
+template <reduction_id... R> void compile_every_reduction() {
+  (compile_in_every_dtype<R, bool, std::int8_t, std::uint8_t, std::int16_t, std::int32_t, std::uint32_t, std::int64_t,
+                          std::uint64_t, jet::float16, jet::bfloat16, float, double>(),
+   ...);
+}
+
+}  // namespace
+
+TEST_CASE("reduction result types follow NumPy's", "[cpu][reduce]") {
+  using jet::detail::resolve_reduction;
+  struct row {
+    reduction_id r;
+    dtype element, accumulator, result;
+  };
+  const row rows[] = {
+      {reduction_id::sum, dtype::float32, dtype::float64, dtype::float32},
+      {reduction_id::sum, dtype::float16, dtype::float64, dtype::float16},
+      {reduction_id::sum, dtype::int8, dtype::uint64, dtype::int64},
+      {reduction_id::sum, dtype::int32, dtype::uint64, dtype::int64},
+      {reduction_id::sum, dtype::uint8, dtype::uint64, dtype::uint64},
+      {reduction_id::sum, dtype::uint64, dtype::uint64, dtype::uint64},
+      {reduction_id::sum, dtype::boolean, dtype::uint64, dtype::int64},
+      {reduction_id::prod, dtype::int16, dtype::uint64, dtype::int64},
+      {reduction_id::mean, dtype::int32, dtype::float64, dtype::float64},
+      {reduction_id::mean, dtype::bfloat16, dtype::float64, dtype::bfloat16},
+      {reduction_id::norm2, dtype::uint8, dtype::float64, dtype::float64},
+      {reduction_id::norm2, dtype::float32, dtype::float64, dtype::float32},
+      {reduction_id::max, dtype::float16, dtype::float32, dtype::float16},
+      {reduction_id::min, dtype::int8, dtype::int8, dtype::int8},
+      {reduction_id::any, dtype::float64, dtype::boolean, dtype::boolean},
+      {reduction_id::all, dtype::int32, dtype::boolean, dtype::boolean},
+  };
+  for (const row& r : rows) {
+    INFO(static_cast<int>(r.r) << " of " << jet::name(r.element));
+    CHECK(resolve_reduction(r.r, r.element).accumulator == r.accumulator);
+    CHECK(resolve_reduction(r.r, r.element).result == r.result);
+  }
+  auto f = fake_view<float>();
+  auto i = fake_view<std::int32_t>();
+  auto b = fake_view<bool>();
+  auto h = fake_view<jet::float16>();
+  static_assert(std::is_same_v<decltype(jet::sum(f * f)), jet::array<float>>);
+  static_assert(std::is_same_v<decltype(jet::dot(f, f)), jet::array<float>>);
+  static_assert(std::is_same_v<decltype(jet::sum(i, 0)), jet::array<std::int64_t>>);
+  static_assert(std::is_same_v<decltype(jet::sum(b)), jet::array<std::int64_t>>);
+  static_assert(std::is_same_v<decltype(jet::mean(i)), jet::array<double>>);
+  static_assert(std::is_same_v<decltype(jet::max(h, jet::axis{0})), jet::array<jet::float16>>);
+  static_assert(std::is_same_v<decltype(jet::any(f < 0.0f)), jet::array<bool>>);
+  // jet::max(x, 1) stays the elementwise maximum: an axis must be spelled jet::axis{1}.
+  static_assert(jet::expression<decltype(jet::max(f, 1))>);
+}
+
+TEST_CASE("every reduction compiles for sm_90 in every dtype, over all elements and along an axis",
+          "[cpu][reduce][compile]") {
+  compile_every_reduction<reduction_id::sum, reduction_id::prod, reduction_id::mean, reduction_id::norm2>();
+  compile_every_reduction<reduction_id::max, reduction_id::min, reduction_id::any, reduction_id::all>();
+}
+
+TEST_CASE("strided, broadcast and counter operands compile into reductions", "[cpu][reduce][compile]") {
+  auto x = fake_view<float>(8), y = fake_view<float>(8, 0x20000);
+  const auto e = expr(x * 2.0f + jet::random_normal(jet::shape{8}, 1) * y);
+  const auto& d = desc_of<reduction_id::sum>(e);
+  jet::detail::variant_key v = jet::detail::default_variant(d);
+  v.rank = 2;
+  v.input_access[0] = jet::detail::access::unit;
+  v.input_access[1] = jet::detail::access::broadcast;
+  CHECK(compiles(d, v));
+  v.vec = 1;
+  v.index32 = false;
+  for (auto& a : v.input_access) a = jet::detail::access::gather;
+  CHECK(compiles(d, v));
+}
+
+TEST_CASE("a reduction kernel reads the expression's operands and writes no elementwise output",
+          "[cpu][reduce][codegen]") {
+  auto x = fake_view<float>(8), y = fake_view<float>(8, 0x20000);
+  const auto e = expr(x * y);
+  const auto& d = desc_of<reduction_id::sum>(e);
+  CHECK(jet::detail::describe(d) == "sum(in0 * in1)");
+  const std::string src = jet::detail::generate_source(d, jet::detail::default_variant(d));
+  CAPTURE(src);
+  CHECK(src.find("typedef double T;") != std::string::npos);  // float32 accumulates in float64
+  CHECK(src.find("atomicAdd(ticket, 1u)") != std::string::npos);
+  CHECK(src.find("*ticket = 0;") != std::string::npos);  // reset for the next launch, no memset
+  CHECK(src.find("atomicAdd(&") == std::string::npos);   // no float atomics
+  CHECK(src.find("float* __restrict__ out") != std::string::npos);
+  CHECK(src.find("const float* __restrict__ in0") != std::string::npos);
+  CHECK(src.find("const float* __restrict__ in1") != std::string::npos);
+}
+
+TEST_CASE("the reduction and the axis kind tell kernels apart", "[cpu][reduce][cache]") {
+  auto x = fake_view<float>(8);
+  const auto e = expr(x * x);
+  const auto& sum = desc_of<reduction_id::sum>(e);
+  const auto& prod = desc_of<reduction_id::prod>(e);
+  const auto& elementwise = jet::detail::kernel_of<jet::detail::roots<decltype(e)>, float>::desc;
+  CHECK(sum.hash != prod.hash);
+  CHECK(sum.hash != elementwise.hash);
+  CHECK(&jet::detail::reduction_kernel<reduction_id::sum, decltype(e)>::slot !=
+        &jet::detail::reduction_kernel<reduction_id::prod, decltype(e)>::slot);
+  const std::string all = jet::detail::generate_source(sum, jet::detail::default_variant(sum));
+  const std::string inner = jet::detail::generate_source(sum, axis_variant(sum, reduce_axis::inner));
+  const std::string outer = jet::detail::generate_source(sum, axis_variant(sum, reduce_axis::outer));
+  CHECK(all != inner);
+  CHECK(inner != outer);
+  CHECK(jet::detail::generate_source(prod, jet::detail::default_variant(prod)) != all);
+  CHECK_FALSE(axis_variant(sum, reduce_axis::inner) == axis_variant(sum, reduce_axis::outer));
+  // Through the disk cache like any kernel: a second compile of the same source is a disk hit.
+  const jet::compiled_kernel first = jet::detail::compile_for(sum, jet::test::hopper);
+  CHECK(jet::test::is_cubin(first));
+  CHECK(jet::detail::compile_for(sum, jet::test::hopper).from_disk_cache);
+}
+
+// The message of what f throws as E, or "" when it throws nothing.
+template <class E, class F> std::string thrown(F f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("reductions refuse bad axes and max/min of nothing, naming them, with no GPU", "[cpu][reduce][errors]") {
+  using bad = jet::invalid_argument;
+  jet::view<float> m(reinterpret_cast<float*>(0x10000), jet::shape{3, 4});
+  const auto contains = [](const std::string& message, const char* part) {
+    INFO(message);
+    return message.find(part) != std::string::npos;
+  };
+  CHECK(contains(thrown<bad>([&] { jet::sum(m, 2); }), "sum(in0): axis 2 is out of range for shape (3, 4)"));
+  CHECK(contains(thrown<bad>([&] { jet::mean(m * 2.0f, -3); }), "mean(in0 * s0): axis -3 is out of range"));
+  jet::view<float> empty(nullptr, jet::shape{0});
+  CHECK(contains(thrown<bad>([&] { jet::max(empty); }), "max(in0) of no elements (shape (0,)) has no value"));
+  CHECK(contains(thrown<bad>([&] { jet::min(empty + 1.0f); }), "min(in0 + s0) of no elements"));
+  jet::view<float> no_columns(nullptr, jet::shape{5, 0});
+  CHECK(contains(thrown<bad>([&] { jet::max(no_columns, jet::axis{1}); }), "(shape (5, 0), axis 1) has no value"));
+  const jet::array<float> none(jet::shape{0});
+  CHECK(contains(thrown<bad>([&] { (void)none.item(); }), "has 0 elements, not 1"));
+}
