@@ -314,10 +314,9 @@ def main(argv):
         md.append("(no FIRST lines)")
     md.append("")
 
-<<<<<<< HEAD
     interp_md, interp_summary = interp_section(parse_interp(paths))
     md += interp_md
-=======
+
     # e) reductions against their targets
     md.append("## Reductions (float32; sum_mul = sum(x * y), 8 bytes read per element)")
     md.append("")
@@ -338,7 +337,6 @@ def main(argv):
         md.append(f"{e} of 16384 x 16384: jet {f1(j)} GB/s, torch {f1(gb(res, e, 'float32', HEAD_N, 'torch_sum'))} GB/s, "
                   f"jet/torch {f2(ratio(j, gb(res, e, 'float32', HEAD_N, 'torch_sum')))}")
         md.append("")
->>>>>>> main
 
     if skips:
         md.append("## Skipped")
@@ -355,7 +353,7 @@ def main(argv):
     lines = [f"n={nname(HEAD_N)} GB/s; copy ceiling (memcpy) {f1(ceil)}"]
     lines.append(f"{'expr':<9} {'dtype':<8} {'jet':>7}  {'best peer':<16} {'GB/s':>7} "
                  f"{'jet/peer':>8} {'jet/ceil':>8}")
-    max_rows = 17  # 8 more lines follow at most
+    max_rows = 16  # 9 more lines follow at most
     for e, d, j, bp, bg, r1, r2 in summary_rows[:max_rows]:
         lines.append(f"{e:<9} {d:<8} {f1(j):>7}  {(bp or '-'):<16} {f1(bg):>7} "
                      f"{f2(r1):>8} {f2(r2):>8}")

@@ -238,7 +238,6 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   return p;
 }
 
-<<<<<<< HEAD
 // Why the interpreter cannot run this evaluation as planned (empty when it can): it reads
 // operands one way only, contiguous (a strided or broadcast operand compiles instead).
 std::string interpreter_refusal(const evaluation& e, const plan& p, encoding& code) {
@@ -263,7 +262,8 @@ CUfunction choose_kernel(const evaluation& e, const plan& p, encoding& code) {
     return find_kernel(d, e.slot, v);
   }
   return policy == jit_policy::async ? find_ready_kernel(d, e.slot, v) : nullptr;
-=======
+}
+
 // The kernel parameters after the outputs, in the generated order: distinct inputs, their strides,
 // scalars, n, the index space's extents. `pointers` holds the input pointers that params point to.
 struct parameters {
@@ -289,7 +289,6 @@ void pack_inputs(const evaluation& e, const plan& p, std::size_t n, parameters& 
 void launch(CUfunction f, unsigned blocks, unsigned threads, parameters& a) {
   check(driver().cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, nullptr, a.params, nullptr), "cuLaunchKernel");
   stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
->>>>>>> main
 }
 
 void launch(const evaluation& e, const plan& p) {
