@@ -61,7 +61,7 @@ for f in "$work"/sass/*.cubin; do
   name=$(basename "$f" .cubin)
   cuobjdump --dump-sass "$f" >"$work/sass/$name.sass"
   { echo "=== $name"; cat "$work/sass/$name.cu"; grep -E "LDG|STG|EXIT|BRA" "$work/sass/$name.sass"; } >>"$work/sass.txt"
-  widths=$(grep -oE "(LDG|STG)\.E[.A-Z0-9]*" "$work/sass/$name.sass" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+  widths=$(grep -oE "(LDG|STG|LDL|STL)[.A-Z0-9]*" "$work/sass/$name.sass" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
   summary+=("sass $name: $widths")
 done
 

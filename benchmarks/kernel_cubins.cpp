@@ -1,5 +1,8 @@
 // Writes the cubins of representative kernels (for the device's architecture, or sm_90 with no
 // device) into a folder, so that `cuobjdump --dump-sass` can show their memory instructions.
+#include "compiler.hpp"
+#include "interpreter.hpp"
+
 #include <jet/jet.hpp>
 
 #include <cstdint>
@@ -38,4 +41,13 @@ int main(int argc, char** argv) {
   write(folder, "relu_add_f32", jet::relu(x + y), target);
   write(folder, "chain_f32", jet::tanh(1.5f * x + y) * jet::sigmoid(x - y) + x * y, target);
   write(folder, "add_f64", dx + dy, target);
+  // The float32 interpreter: 128-bit loads and stores on full tiles, and no local memory (LDL/STL)
+  // but sin's and cos's.
+  const jet::detail::interpreter_family& f32 = jet::detail::interpreter_families[0];
+  const std::string source = jet::detail::interpreter_source(f32);
+  const jet::detail::cubin k = jet::detail::compile_to_cubin(source, target.value, "the float32 interpreter");
+  std::ofstream(folder + "/interpreter_f32.cubin", std::ios::binary) << k.image;
+  std::ofstream(folder + "/interpreter_f32.cu") << source;
+  std::printf("interpreter_f32: %zu bytes of sm_%d cubin, compiled in %.1f ms\n", k.image.size(), target.value,
+              k.compile_ms);
 }

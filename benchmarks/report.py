@@ -9,6 +9,7 @@ Reads, from every FILE, the lines (anything else is ignored; a later duplicate r
   STEP impl=<name> us=<us per expression of the ten-expression step>
   FIRST impl=<name> ms=<ms>
   SKIP impl=<impl> [expr=.. dtype=.. n=..] reason=<rest of the line>
+  INTERP kind=<interpreter_load|first_result|bandwidth|distinct> ... (jet_bench's interpreter lines)
 "Peers" are all impls except jet, jet_unfused and memcpy.  The copy ceiling is
 impl=memcpy expr=copy dtype=float32 at n=2^28 (its bytes are read + write).
 Writes OUT.md and prints a short summary (at most 25 lines) to stdout.
@@ -39,6 +40,7 @@ ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
 
 LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|STEP|FIRST|SKIP)\s+(.*?)\s*$")
+INTERP_RE = re.compile(r"^\s*INTERP\s+(.*?)\s*$")
 KV_RE = re.compile(r"(\w+)=(\S*)")
 
 
@@ -109,6 +111,62 @@ def parse(paths):
                                   "dtype": kv.get("dtype", ""), "n": kv.get("n", ""),
                                   "reason": reason or "", "file": os.path.basename(path)})
     return res, overhead, step, first, skips
+
+
+def parse_interp(paths):
+    """The INTERP lines of every file, as dicts, in order."""
+    lines = []
+    for path in paths:
+        try:
+            with open(path, errors="replace") as fh:
+                lines += [dict(KV_RE.findall(m.group(1))) for m in map(INTERP_RE.match, fh) if m]
+        except OSError:
+            pass
+    return lines
+
+
+def interp_section(lines):
+    """Markdown for the interpreter's lines, and a one-line summary against its targets."""
+    md = ["## First results without waiting for the compiler (interpreter)", ""]
+    if not lines:
+        return md + ["(no INTERP lines)", ""], "interpreter: no INTERP lines"
+    load = [l for l in lines if l.get("kind") == "interpreter_load"]
+    for l in load:
+        md.append(f"Interpreter load (float32 family): {l.get('ms')} ms, from {l.get('from')}.")
+    firsts = [to_float(l.get("ms")) for l in lines if l.get("kind") == "first_result"]
+    firsts = [v for v in firsts if v is not None]
+    worst = max(firsts) if firsts else None
+    md.append(f"Never-seen expression at 2^20 under async, call to result: "
+              f"{', '.join(f2(v) for v in firsts) or '-'} ms (target <= 1 ms).")
+    md.append("")
+    bw = {}
+    for l in lines:
+        if l.get("kind") == "bandwidth":
+            bw.setdefault(to_int(l.get("ops")), {})[l.get("impl")] = to_float(l.get("gbps"))
+    rows, worst_short = [], None
+    for ops in sorted(k for k in bw if k is not None):
+        i, c = bw[ops].get("interpreter"), bw[ops].get("compiled")
+        r = ratio(i, c)
+        if ops <= 8 and r is not None:
+            worst_short = r if worst_short is None else min(worst_short, r)
+        rows.append([str(ops), f1(i), f1(c), f2(r)])
+    md += md_table(["ops", "interpreter GB/s", "compiled GB/s", "interpreter/compiled"], rows) if rows else []
+    md.append("")
+    md.append("(2^28 float32, x op s ... + y: two arrays read, one written; target >= 0.8 up to 8 ops)")
+    md.append("")
+    dist = {l.get("impl"): l for l in lines if l.get("kind") == "distinct"}
+    a, s_ = dist.get("async"), dist.get("sync")
+    async_ms = to_float(a.get("ms")) if a else None
+    sync_ms = to_float(s_.get("scaled_ms")) if s_ else None
+    if a or s_:
+        md.append(f"1,000 distinct expressions once each at 2^20, no disk cache: async {f1(async_ms)} ms "
+                  f"({a.get('interpreted') if a else '-'} interpreted), sync {f1(sync_ms)} ms "
+                  f"(timed on {s_.get('expressions') if s_ else '-'}, scaled to 1,000): "
+                  f"sync/async = {f1(ratio(sync_ms, async_ms))} (target >= 10).")
+        md.append("")
+    summary = (f"interpreter: first result {f2(worst)} ms (<=1); bandwidth/compiled <=8 ops min {f2(worst_short)} "
+               f"(>=0.8); 1000 distinct sync/async {f1(ratio(sync_ms, async_ms))} (>=10)")
+    return md, summary
 
 
 def ordered(items, order):
@@ -271,6 +329,9 @@ def main(argv):
         md.append("(no FIRST lines)")
     md.append("")
 
+    interp_md, interp_summary = interp_section(parse_interp(paths))
+    md += interp_md
+
     # e) reductions against their targets
     md.append("## Reductions (float32; sum_mul = sum(x * y), 8 bytes read per element)")
     md.append("")
@@ -307,7 +368,7 @@ def main(argv):
     lines = [f"n={nname(HEAD_N)} GB/s; copy ceiling (memcpy) {f1(ceil)}"]
     lines.append(f"{'expr':<9} {'dtype':<8} {'jet':>7}  {'best peer':<16} {'GB/s':>7} "
                  f"{'jet/peer':>8} {'jet/ceil':>8}")
-    max_rows = 16
+    max_rows = 13  # 11 more lines follow at most (25 in all)
     for e, d, j, bp, bg, r1, r2 in summary_rows[:max_rows]:
         lines.append(f"{e:<9} {d:<8} {f1(j):>7}  {(bp or '-'):<16} {f1(bg):>7} "
                      f"{f2(r1):>8} {f2(r2):>8}")
@@ -330,6 +391,7 @@ def main(argv):
                  f"row_sum jet/torch {f2(ratio(gb(res, 'row_sum', 'float32', HEAD_N, 'jet'), gb(res, 'row_sum', 'float32', HEAD_N, 'torch_sum')))}")
     if first:
         lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))
+    lines.append(interp_summary)
     lines.append(f"{len(skips)} SKIP line(s); wrote {out_md}")
     print("\n".join(lines))
     return 0

@@ -1,4 +1,5 @@
 #include "codegen.hpp"
+#include "interpreter.hpp"
 
 #include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
@@ -19,21 +20,22 @@ struct op_spelling {
   std::string_view cpp;  // C++ spelling: "operator+" or a function name
   int arity;
   std::string_view cuda;
+  std::string_view rule;  // the result rule's name (ops.def)
 };
 
 // Indexed by op_id: the two leaf kinds, then the op table in order.
 constexpr op_spelling spellings[] = {
-    {"input", "", 0, ""},
-    {"scalar", "", 0, ""},
-    {"counter", "", 0, ""},
-#define JET_OP1(tag, fn, rule, cuda, host) {#tag, #fn, 1, cuda},
-#define JET_OP2(tag, fn, rule, cuda, host) {#tag, #fn, 2, cuda},
-#define JET_OP3(tag, fn, rule, cuda, host) {#tag, #fn, 3, cuda},
+    {"input", "", 0, "", ""},
+    {"scalar", "", 0, "", ""},
+    {"counter", "", 0, "", ""},
+#define JET_OP1(tag, fn, rule, cuda, host) {#tag, #fn, 1, cuda, #rule},
+#define JET_OP2(tag, fn, rule, cuda, host) {#tag, #fn, 2, cuda, #rule},
+#define JET_OP3(tag, fn, rule, cuda, host) {#tag, #fn, 3, cuda, #rule},
 #include <jet/ops.def>
 #undef JET_OP1
 #undef JET_OP2
 #undef JET_OP3
-    {"user", "", 0, ""},
+    {"user", "", 0, "", ""},
 };
 
 const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }
@@ -775,6 +777,148 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
            return "out" + kk + "[" + (v.output_access[k] == access::linear ? "i" : "jet_offset(idx, os" + kk + ")") + "]";
          }) + parts.element_args([&](unsigned k) { return parts.strided_offset(k); }) + ");\n";
   src += "    }\n  }\n}\n";
+  return src;
+}
+
+std::string_view op_tag(op_id op) { return spelling(op).tag; }
+
+bool interpretable_op(op_id op, const interpreter_family& f) {
+  const op_spelling& s = spelling(op);
+  if (s.cuda.empty() || s.rule == "random") return false;  // leaves, user functions, Philox
+  return is_floating(f.compute) || s.rule != "floating";   // integers compute floating ops in float64
+}
+
+bool interpreter_stores(const interpreter_family& f, dtype t) {
+  return t == dtype::boolean || compute_type(t) == f.compute;
+}
+
+std::string interpreter_source(const interpreter_family& f) {
+  const std::string value = value_type(f.compute), elements = number(f.elements);
+  std::string src = "// jet interpreter, family " + std::string(f.name) + ": computes in " + value + "; operands in " +
+                    join(dtype_count, [&](unsigned t) {
+                      return interpreter_stores(f, dtype(t)) ? std::string(name(dtype(t))) + " " : std::string();
+                    }) + "\n";
+  src += "template <class T, int N> struct alignas(sizeof(T) * N < 16 ? sizeof(T) * N : 16) jet_chunk { T v[N]; };\n";
+  for (const float16_format& h : float16_formats)
+    if (compute_type(h.type) == f.compute) src += conversion_functions(h);
+  src += op_helpers;
+  for (std::size_t op = 0; op < std::size(spellings); ++op)
+    if (interpretable_op(op_id(op), f) && op != static_cast<std::size_t>(op_id::cast)) src += op_function(spellings[op]);
+  src += "typedef " + value + " jet_value;\n";
+  src += "constexpr unsigned threads = " + number(interpreter_threads) + ", elements = " + elements +
+         ", tile = threads * elements;\n";
+  src += "struct jet_instruction { unsigned char op, dst, a, b, c, type; };\n";
+  src += "struct jet_program {\n  unsigned long long n;\n  const void* inputs[" + number(interpreter_inputs) +
+         "];\n  void* outputs[" + number(interpreter_outputs) + "];\n  unsigned long long scalars[" +
+         number(interpreter_scalars) + "];\n  unsigned count, aligned;\n  jet_instruction code[" +
+         number(interpreter_code) + "];\n};\n";
+
+  // `on_register(k, statement)` runs the statement on register k, named @ in it.
+  auto on_register = [](const std::string& k, const std::string& statement) {
+    std::string s = "switch (" + k + ") {\n";
+    for (unsigned r = 0; r < interpreter_registers; ++r) {
+      std::string named = statement;
+      for (std::size_t at; (at = named.find("@")) != std::string::npos;) named.replace(at, 1, "r" + number(r));
+      s += "      case " + number(r) + ": " + named + "; break;\n";
+    }
+    return s + "    }\n";
+  };
+  // Per stored dtype: its type in memory, a stored element as a value (a bool is 0 or 1) and a
+  // value as stored, with the conversions the fused kernels use.
+  std::string load_cases, store_cases, cast_cases;
+  for (unsigned t = 0; t < dtype_count; ++t) {
+    const dtype d = dtype(t);
+    if (!interpreter_stores(f, d)) continue;
+    const std::string storage = "jet_storage_" + std::string(name(d)), stored = storage_type(d);
+    src += "struct " + storage + " {\n  typedef " + stored + " type;\n";
+    src += "  static __device__ __forceinline__ jet_value from(type s) { return jet_value(" + widened(d, "s") + "); }\n";
+    src += "  static __device__ __forceinline__ type to(jet_value v) { return " +
+           (stored_as_bits(d) ? rounded(d, "v") : "jet_convert<type>(v)") + "; }\n};\n";
+    const std::string id = number(t);
+    load_cases += "      case " + id + ":  // loaded straight into the register: nothing waits for it before its use\n      " +
+                  on_register("in.dst", "jet_load<full, " + storage + ">(@, p.inputs[in.a], base, p.n)") + "      break;\n";
+    store_cases += "      case " + id + ": jet_store<full, " + storage + ">(s, p.outputs[in.dst], base, p.n); break;\n";
+    cast_cases += "          case " + id + ": for (unsigned j = 0; j < elements; ++j) t[j] = " + storage + "::from(" +
+                  storage + "::to(a[j])); break;\n";
+  }
+  src += R"cuda(// Element j of a thread: base + threadIdx.x * elements + j on a full tile (vector loads and
+// stores), base + j * threads + threadIdx.x otherwise (one element at a time, masked by n).
+template <bool full, class S> __device__ __forceinline__ void jet_load(jet_value (&d)[elements], const void* p,
+                                                                     unsigned long long base, unsigned long long n) {
+  const typename S::type* s = static_cast<const typename S::type*>(p);
+  if (full) {
+    const jet_chunk<typename S::type, elements> v =
+        *reinterpret_cast<const jet_chunk<typename S::type, elements>*>(s + base + threadIdx.x * elements);
+#pragma unroll
+    for (unsigned j = 0; j < elements; ++j) d[j] = S::from(v.v[j]);
+  } else {
+#pragma unroll
+    for (unsigned j = 0; j < elements; ++j) {
+      const unsigned long long i = base + j * threads + threadIdx.x;
+      d[j] = i < n ? S::from(s[i]) : jet_value(0);
+    }
+  }
+}
+template <bool full, class S> __device__ __forceinline__ void jet_store(const jet_value (&v)[elements], void* p,
+                                                                      unsigned long long base, unsigned long long n) {
+  typename S::type* o = static_cast<typename S::type*>(p);
+  if (full) {
+    jet_chunk<typename S::type, elements> r;
+#pragma unroll
+    for (unsigned j = 0; j < elements; ++j) r.v[j] = S::to(v[j]);
+    *reinterpret_cast<jet_chunk<typename S::type, elements>*>(o + base + threadIdx.x * elements) = r;
+  } else {
+#pragma unroll
+    for (unsigned j = 0; j < elements; ++j) {
+      const unsigned long long i = base + j * threads + threadIdx.x;
+      if (i < n) o[i] = S::to(v[j]);
+    }
+  }
+}
+template <class F> __device__ __forceinline__ void jet_copy(F& to, const jet_value (&from)[elements]) {
+#pragma unroll
+  for (unsigned j = 0; j < elements; ++j) to[j] = from[j];
+}
+// Runs the program over one tile. Every thread of the grid runs the same instructions.
+template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {
+)cuda";
+  // The register file: separate arrays, each only ever indexed by constants, so that they stay in
+  // machine registers, reached through on_register.
+  src += "  jet_value " + join(interpreter_registers, [](unsigned k) { return "r" + number(k) + "[elements]"; }) + ";\n";
+  src += "  for (unsigned pc = 0; pc < p.count; ++pc) {\n    const jet_instruction in = p.code[pc];\n";
+  src += "    if (in.op == " + number(static_cast<unsigned>(op_id::input)) + ") {\n";
+  src += "      switch (in.type) {\n" + load_cases + "      }\n      continue;\n    }\n";
+  src += "    if (in.op == " + number(static_cast<unsigned>(op_id::scalar)) + ") {\n";
+  src += "      jet_value s[elements];\n#pragma unroll\n      for (unsigned j = 0; j < elements; ++j) s[j] = "
+         "*reinterpret_cast<const jet_value*>(&p.scalars[in.a]);\n";
+  src += "      " + on_register("in.dst", "jet_copy(@, s)") + "      continue;\n    }\n";
+  src += "    if (in.op == " + number(store_op) + ") {\n";
+  src += "      jet_value s[elements];\n      " + on_register("in.a", "jet_copy(s, @)");
+  src += "      switch (in.type) {\n" + store_cases + "      }\n      continue;\n    }\n";
+  src += "    jet_value a[elements], b[elements], c[elements], t[elements];\n";
+  src += "    " + on_register("in.a", "jet_copy(a, @)");
+  src += "    if (in.b != 255) " + on_register("in.b", "jet_copy(b, @)");
+  src += "    if (in.c != 255) " + on_register("in.c", "jet_copy(c, @)");
+  src += "    switch (in.op) {\n";
+  static constexpr std::string_view operand_names[] = {"a[j]", "b[j]", "c[j]"};
+  for (std::size_t op = 0; op < std::size(spellings); ++op) {
+    if (!interpretable_op(op_id(op), f)) continue;
+    const op_spelling& s = spellings[op];
+    if (op_id(op) == op_id::cast) {  // converts to the dtype named by `type` and back
+      src += "      case " + number(op) + ":  // cast\n        switch (in.type) {\n" + cast_cases + "        }\n        break;\n";
+      continue;
+    }
+    std::string call = "jet_" + std::string(s.tag) + "(";
+    for (int k = 0; k < s.arity; ++k) call += (k ? ", " : "") + std::string(operand_names[k]);
+    src += "      case " + number(op) + ":\n#pragma unroll\n        for (unsigned j = 0; j < elements; ++j) t[j] = jet_value(" +
+           call + "));\n        break;\n";
+  }
+  src += "    }\n    " + on_register("in.dst", "jet_copy(@, t)") + "  }\n}\n\n";
+  src += "extern \"C\" __global__ void __launch_bounds__(threads) " + std::string(interpreter_kernel_name) +
+         "(const __grid_constant__ jet_program p) {\n"
+         "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;\n"
+         "  if (p.aligned && p.n - base >= tile) jet_run<true>(p, base);\n"
+         "  else jet_run<false>(p, base);\n}\n";
   return src;
 }
 

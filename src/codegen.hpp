@@ -61,6 +61,9 @@ inline bool is_counter(const kernel_desc& d, unsigned slot) { return d.counter_s
 /// Whether any operand needs the multi-index (then the kernel takes the index space's extents).
 bool uses_index_space(const kernel_desc& d, const variant_key& v);
 
+/// The op's tag in the op table ("add"), "input", "scalar", "counter" or "user".
+std::string_view op_tag(op_id op);
+
 /// The kernel's source: elementwise, or the reduction d.reduction over v.axis.
 std::string generate_source(const kernel_desc& d, const variant_key& v);
 std::string generate_reduction_source(const kernel_desc& d, const variant_key& v);

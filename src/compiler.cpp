@@ -46,8 +46,10 @@ void require_supported(int arch) {
 
 std::vector<std::string> compile_options(int arch) {
   // No headers: the generated source is self-contained. --no-cache: jet caches kernels itself, and
-  // NVRTC's own cache would only hide real compile times.
-  return {"--gpu-architecture=sm_" + std::to_string(arch), "--std=c++17", "--minimal", "--no-cache"};
+  // NVRTC's own cache would only hide real compile times. --fmad=false: every op rounds once, as
+  // written, so that a fused kernel and the interpreter (which cannot contract a multiply in one
+  // instruction with an add in the next) compute the same bits.
+  return {"--gpu-architecture=sm_" + std::to_string(arch), "--std=c++17", "--minimal", "--no-cache", "--fmad=false"};
 }
 
 std::string nvrtc_version() {

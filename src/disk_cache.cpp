@@ -2,6 +2,7 @@
 
 #include "codegen.hpp"
 #include "compiler.hpp"
+#include "interpreter.hpp"
 #include "kernel_cache.hpp"
 
 #include <jet/detail/kernel_desc.hpp>
@@ -35,15 +36,6 @@ namespace {
 namespace fs = std::filesystem;
 
 void warn(const std::string& message) { std::fprintf(stderr, "jet: warning: %s\n", message.c_str()); }
-
-// JET_LOG=info: one line on stderr per compile and per disk hit, with its time.
-void log_info(const std::string& message) {
-  static const bool enabled = [] {
-    const char* level = std::getenv("JET_LOG");
-    return level && std::string_view(level) == "info";
-  }();
-  if (enabled) std::fprintf(stderr, "jet: %s\n", message.c_str());
-}
 
 std::string errno_text() { return std::generic_category().message(errno); }
 
@@ -426,6 +418,21 @@ cached_cubin load_or_compile(const cache_key& key, const std::string& source, in
 }
 
 }  // namespace
+
+// JET_LOG=info: one line on stderr per compile and per disk hit, with its time, and per
+// evaluation that the interpreter runs or cannot run.
+void log_info(const std::string& message) {
+  static const bool enabled = [] {
+    const char* level = std::getenv("JET_LOG");
+    return level && std::string_view(level) == "info";
+  }();
+  if (enabled) std::fprintf(stderr, "jet: %s\n", message.c_str());
+}
+
+void prepare_compiles() {
+  active_disk_cache();
+  in_flight();
+}
 
 std::shared_ptr<const disk_cache> active_disk_cache() {
   process_disk_cache& p = process_cache();

@@ -4,6 +4,7 @@
 #include "codegen.hpp"
 #include "disk_cache.hpp"
 #include "driver.hpp"
+#include "interpreter.hpp"
 #include "kernel_cache.hpp"
 #include "plan.hpp"
 
@@ -310,6 +311,32 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   return p;
 }
 
+// Why the interpreter cannot run this evaluation as planned (empty when it can): it reads
+// operands one way only, contiguous (a strided or broadcast operand compiles instead).
+std::string interpreter_refusal(const evaluation& e, const plan& p, encoding& code) {
+  const variant_key& v = p.variant;
+  if (uses_index_space(e.desc, v)) return "an operand is strided or broadcast";
+  code = encode_for_interpreter(e.desc, e.scalars, v.unique_of);
+  return code.family ? std::string() : code.reason;
+}
+
+// The compiled kernel to launch, or null when the interpreter runs the evaluation (`code`), as
+// the jit policy decides.
+CUfunction choose_kernel(const evaluation& e, const plan& p, encoding& code) {
+  const kernel_desc& d = e.desc;
+  const variant_key& v = p.variant;
+  const jit_policy policy = current_jit_policy();
+  if (policy == jit_policy::sync) return find_kernel(d, e.slot, v);
+  if (policy == jit_policy::async)
+    if (CUfunction f = find_in_slot(e.slot, v)) return f;
+  const std::string refusal = interpreter_refusal(e, p, code);
+  if (!refusal.empty()) {
+    log_info("compiling `" + describe(d) + "` rather than interpreting it: " + refusal);
+    return find_kernel(d, e.slot, v);
+  }
+  return policy == jit_policy::async ? find_ready_kernel(d, e.slot, v) : nullptr;
+}
+
 // The kernel parameters after the outputs, in the generated order: distinct inputs, their strides,
 // scalars, n, the index space's extents. `pointers` holds the input pointers that params point to.
 struct parameters {
@@ -341,7 +368,9 @@ void launch(CUfunction f, unsigned blocks, unsigned threads, parameters& a) {
 void launch(const evaluation& e, const plan& p) {
   const kernel_desc& d = e.desc;
   const variant_key& v = p.variant;
-  CUfunction f = find_kernel(d, e.slot, v);
+  encoding code;
+  CUfunction f = choose_kernel(e, p, code);
+  if (!f) return launch_interpreter(code, e.outputs, p.distinct, p.n);
 
   // Kernel parameters in the generated order: outputs and their strides, then the inputs'.
   parameters a;

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -50,7 +53,18 @@ struct kernel_identity {
 struct compiled_entry {
   kernel_identity identity;
   std::once_flag once;
-  CUfunction function = nullptr;  // its module stays loaded for the life of the process
+  std::atomic<CUfunction> function{nullptr};  // its module stays loaded for the life of the process
+  std::atomic<bool> queued{false};            // for a background compile (jit_policy::async)
+  std::atomic<bool> failed{false};            // the background compile failed: keep interpreting
+
+  // The description the identity holds: for a background compile, which outlives the evaluation's
+  // own description. Only expressions without user functions or counters are compiled there.
+  kernel_desc owned_desc() const {
+    return {identity.nodes.data(), static_cast<std::uint32_t>(identity.nodes.size()),
+            static_cast<std::uint32_t>(identity.input_types.size()), identity.scalar_count,
+            identity.input_types.data(), 0, static_cast<std::uint32_t>(identity.out_nodes.size()),
+            identity.out_nodes.data(), identity.out_types.data(), nullptr, 0, 0};
+  }
 };
 
 struct global_cache {
@@ -98,7 +112,7 @@ counters& stats_counters() {
   return c;
 }
 
-CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant) {
+CUfunction find_in_slot(kernel_slot& slot, const variant_key& variant) {
   const int device = properties().ordinal;
   const int filled = slot.filled.load(std::memory_order_acquire);
   for (int i = 0; i < filled; ++i) {
@@ -108,19 +122,123 @@ CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant
       return static_cast<CUfunction>(e.function);
     }
   }
-  compiled_entry& entry = cache().entry_for(desc, variant, device);
-  std::call_once(entry.once, [&] { entry.function = compile_and_load(desc, variant); });
+  return nullptr;
+}
 
+namespace {
+
+CUfunction compiled(compiled_entry& entry, const kernel_desc& desc, const variant_key& variant) {
+  std::call_once(entry.once, [&] { entry.function.store(compile_and_load(desc, variant), std::memory_order_release); });
+  return entry.function.load(std::memory_order_acquire);
+}
+
+void fill_slot(kernel_slot& slot, const variant_key& variant, CUfunction function) {
+  const int device = properties().ordinal;
   std::lock_guard lock(slot.fill_mutex);
   const int now = slot.filled.load(std::memory_order_relaxed);
   bool present = false;
   for (int i = 0; i < now; ++i) present |= slot.entries[i].device == device && slot.entries[i].key == variant;
   if (!present && now < kernel_slot::capacity) {
-    slot.entries[now] = {variant, device, entry.function};
+    slot.entries[now] = {variant, device, function};
     slot.filled.store(now + 1, std::memory_order_release);
   }
-  return entry.function;
 }
+
+// Threads compiling fused kernels queued by async evaluations. Destroyed at exit before the state
+// they use (prepare_compiles, cache(), the counters): it drops what is queued and joins its
+// threads, each after the compile in hand (it loads no module once stopping).
+class background_compiler {
+ public:
+  background_compiler() {
+    prepare_compiles();
+    stats_counters();
+    cache();
+  }
+  ~background_compiler() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      queue_.clear();
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void submit(compiled_entry& entry) {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    queue_.push_back(&entry);
+    // As many threads as compiles waiting, up to half the cores (the other half launch and
+    // interpret), at most 8.
+    const std::size_t most = std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
+    if (idle_ == 0 && threads_.size() < most) threads_.emplace_back([this] { work(); });
+    else wake_.notify_one();
+  }
+  void drop_queued() {
+    std::lock_guard lock(mutex_);
+    queue_.clear();
+  }
+
+ private:
+  void work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ++idle_;
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      --idle_;
+      if (stopping_) return;
+      compiled_entry& entry = *queue_.front();
+      queue_.pop_front();
+      lock.unlock();
+      compile(entry);
+      lock.lock();
+    }
+  }
+  void compile(compiled_entry& entry) {
+    try {
+      compiled(entry, entry.owned_desc(), entry.identity.variant);
+    } catch (const std::exception& e) {
+      // The interpreter keeps evaluating this expression; a synchronous evaluation of it compiles
+      // again and throws the error to its caller.
+      entry.failed.store(true, std::memory_order_release);
+      stats_counters().background_failures.fetch_add(1, std::memory_order_relaxed);
+      std::fprintf(stderr, "jet: warning: the background compile of `%s` failed; the interpreter keeps evaluating it: %s\n",
+                   describe(entry.owned_desc()).c_str(), e.what());
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<compiled_entry*> queue_;
+  std::vector<std::thread> threads_;
+  std::size_t idle_ = 0;
+  bool stopping_ = false;
+};
+background_compiler& background() {
+  static background_compiler b;
+  return b;
+}
+
+}  // namespace
+
+CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant) {
+  if (CUfunction f = find_in_slot(slot, variant)) return f;
+  compiled_entry& entry = cache().entry_for(desc, variant, properties().ordinal);
+  const CUfunction function = compiled(entry, desc, variant);
+  fill_slot(slot, variant, function);
+  return function;
+}
+
+CUfunction find_ready_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant) {
+  compiled_entry& entry = cache().entry_for(desc, variant, properties().ordinal);
+  if (const CUfunction function = entry.function.load(std::memory_order_acquire)) {
+    fill_slot(slot, variant, function);
+    return function;
+  }
+  if (!entry.queued.exchange(true)) background().submit(entry);
+  return nullptr;
+}
+
+void drop_background_compiles() { background().drop_queued(); }
 
 void find_kernels_in_parallel(const kernel_request* kernels, std::size_t count) {
   properties();  // no device: no_device here, once, rather than from every worker
@@ -156,7 +274,9 @@ statistics stats() {
           .disk_hits = c.disk_hits.load(),
           .disk_writes = c.disk_writes.load(),
           .compiles = c.compiles.load(),
-          .compile_ms = c.compile_ms.load()};
+          .compile_ms = c.compile_ms.load(),
+          .interpreted = c.interpreted.load(),
+          .background_failures = c.background_failures.load()};
 }
 
 }  // namespace jet

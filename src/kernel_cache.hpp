@@ -16,6 +16,18 @@ namespace jet::detail {
 /// callers asking for the same kernel compile it once.
 CUfunction find_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant);
 
+/// The kernel in the expression type's slot, or null (then find_kernel, or find_ready_kernel).
+CUfunction find_in_slot(kernel_slot& slot, const variant_key& variant);
+
+/// The kernel for (desc, variant) when it is compiled already; otherwise null, and the first such
+/// call queues its compile on a background thread (jit_policy::async). A compile that fails there
+/// is reported on stderr and counted; this keeps returning null for it.
+CUfunction find_ready_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant);
+
+/// Forgets the background compiles not yet started (benchmarks: no compiles left running into
+/// the next measurement).
+void drop_background_compiles();
+
 /// One kernel find_kernels_in_parallel is to make ready.
 struct kernel_request {
   const kernel_desc* desc;
@@ -27,6 +39,7 @@ void find_kernels_in_parallel(const kernel_request* kernels, std::size_t count);
 
 struct counters {
   std::atomic<std::uint64_t> launches{0}, memory_hits{0}, disk_hits{0}, disk_writes{0}, compiles{0};
+  std::atomic<std::uint64_t> interpreted{0}, background_failures{0};
   std::atomic<double> compile_ms{0};
 };
 counters& stats_counters();

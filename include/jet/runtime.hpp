@@ -51,8 +51,23 @@ struct statistics {
   std::uint64_t disk_writes;   // kernels stored into the disk cache
   std::uint64_t compiles;      // kernels compiled by NVRTC, for evaluations and jet::compile
   double compile_ms;           // time spent in those compiles
+  std::uint64_t interpreted;   // of the launches, those of the interpreter (jit_policy)
+  std::uint64_t background_failures;  // fused kernels that failed to compile in the background
 };
 statistics stats();
+
+/// How an evaluation of a never-seen expression gets its kernel (README, "First results without
+/// waiting for the compiler"):
+///   sync       compile the fused kernel with NVRTC (or load it from the disk cache) and wait;
+///   async      run the precompiled interpreter kernel at once while the fused kernel compiles on a
+///              background thread, then switch to it (the default);
+///   interpret  run the interpreter and never compile, where it can express the evaluation.
+/// An evaluation the interpreter cannot express (user functions, random numbers, counters, strided
+/// or broadcast operands, mixed compute types, too many registers) compiles synchronously under
+/// every policy; JET_LOG=info says why. JET_JIT=sync|async|interpret chooses at start-up.
+enum class jit_policy { sync, async, interpret };
+void set_jit_policy(jit_policy policy);
+jit_policy get_jit_policy();
 
 /// The on-disk kernel cache keeps compiled kernels across processes. It is on unless turned off,
 /// in $JET_CACHE_DIR, else $XDG_CACHE_HOME/jet, else ~/.cache/jet; `JET_CACHE_DIR=` (empty) turns

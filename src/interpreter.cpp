@@ -1,0 +1,331 @@
+#include "interpreter.hpp"
+
+#include "codegen.hpp"
+#include "disk_cache.hpp"
+#include "driver.hpp"
+#include "kernel_cache.hpp"
+
+#include <jet/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace jet::detail {
+namespace {
+
+std::string dtype_name(dtype t) { return std::string(name(t)); }
+
+// Calls f(T{}) with T the type a scalar of dtype t is passed as (value_type: a 16-bit float is a
+// float); false when t is none of them.
+template <class F> bool with_scalar_type(dtype t, F&& f) {
+  switch (compute_type(t)) {
+    case dtype::boolean: f(bool{}); return true;
+    case dtype::int8: f(std::int8_t{}); return true;
+    case dtype::uint8: f(std::uint8_t{}); return true;
+    case dtype::int16: f(std::int16_t{}); return true;
+    case dtype::int32: f(std::int32_t{}); return true;
+    case dtype::uint32: f(std::uint32_t{}); return true;
+    case dtype::int64: f(std::int64_t{}); return true;
+    case dtype::uint64: f(std::uint64_t{}); return true;
+    case dtype::float32: f(float{}); return true;
+    case dtype::float64: f(double{}); return true;
+    default: return false;
+  }
+}
+
+// The scalar of dtype `from` as the fused kernel sees it where an op wants dtype `to`: its
+// static_cast, which the host computes alike for every conversion but floating to integer (out of
+// range, C++ leaves it undefined; the device saturates). The bits of the family's compute type.
+bool convert_scalar(const scalar_value& v, dtype from, dtype to, dtype compute, std::uint64_t& bits) {
+  if (is_floating(from) && !is_floating(to) && to != dtype::boolean) return false;
+  bool converted = false;
+  with_scalar_type(from, [&](auto x) {
+    std::memcpy(&x, v.bytes, sizeof x);
+    with_scalar_type(compute, [&](auto c) {
+      using C = decltype(c);
+      c = to == dtype::boolean ? C(static_cast<bool>(x)) : static_cast<C>(x);
+      bits = 0;
+      std::memcpy(&bits, &c, sizeof c);
+      converted = true;
+    });
+  });
+  return converted;
+}
+
+// An instruction on virtual registers (one per value), before allocation.
+struct virtual_instruction {
+  std::uint8_t op, type;
+  int dst = -1;                 // value defined, or the output index of a store
+  int args[3] = {-1, -1, -1};   // values read
+  std::uint8_t slot = 0;        // input or scalar slot
+};
+
+constexpr std::uint8_t unused = 255;
+
+// Linear-scan allocation: a value's register is free after its last read. False when more than
+// interpreter_registers are live at once.
+bool allocate(const std::vector<virtual_instruction>& code, int values, program& out) {
+  std::vector<int> last_read(values, -1), reg(values, -1);
+  for (std::size_t i = 0; i < code.size(); ++i)
+    for (int a : code[i].args)
+      if (a >= 0) last_read[a] = static_cast<int>(i);
+  bool busy[interpreter_registers] = {};
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const virtual_instruction& v = code[i];
+    instruction& in = out.code[i];
+    in = {v.op, unused, unused, unused, unused, v.type};
+    std::uint8_t* operands[] = {&in.a, &in.b, &in.c};
+    for (int k = 0; k < 3; ++k)
+      if (v.args[k] >= 0) *operands[k] = static_cast<std::uint8_t>(reg[v.args[k]]);
+    for (int a : v.args)
+      if (a >= 0 && last_read[a] == static_cast<int>(i)) busy[reg[a]] = false;  // read before dst is written
+    if (v.op == store_op) {
+      in.dst = static_cast<std::uint8_t>(v.dst);
+      continue;
+    }
+    if (v.op == static_cast<std::uint8_t>(op_id::input) || v.op == static_cast<std::uint8_t>(op_id::scalar))
+      in.a = v.slot;
+    const auto free_register = std::find(busy, busy + interpreter_registers, false);
+    if (free_register == busy + interpreter_registers) return false;
+    *free_register = true;
+    reg[v.dst] = static_cast<int>(free_register - busy);
+    in.dst = static_cast<std::uint8_t>(reg[v.dst]);
+  }
+  out.count = static_cast<std::uint32_t>(code.size());
+  return true;
+}
+
+// Why d has no interpreter family (empty when it has one), and the family.
+std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
+  if (d.reduction != reduction_id::none) return "it is a reduction";
+  if (d.function_count) return "it calls a user function";
+  if (d.counter_slots) return "it reads jet::counter";
+  for (unsigned i = 0; i < d.node_count; ++i)
+    if (d.nodes[i].op > op_id::counter && !interpretable_op(d.nodes[i].op, interpreter_families[0]))
+      return "no interpreter has `" + std::string(op_tag(d.nodes[i].op)) + "`";
+  dtype compute = dtype::boolean;
+  std::string mixed;
+  auto note = [&](dtype t) {
+    const dtype c = compute_type(t);
+    if (c == dtype::boolean || c == compute) return;
+    if (compute == dtype::boolean) compute = c;
+    else mixed = "it computes in both " + dtype_name(compute) + " and " + dtype_name(c);
+  };
+  for (unsigned i = 0; i < d.node_count; ++i) {
+    const node& n = d.nodes[i];
+    if (n.op != op_id::scalar) note(n.type);
+    for (int k = 0; k < n.arity; ++k) note(n.arg_type[k]);
+  }
+  if (!mixed.empty()) return mixed;
+  if (compute == dtype::boolean) compute = dtype::int32;  // bool throughout: any family computes it exactly
+  family = nullptr;
+  for (const interpreter_family& f : interpreter_families)
+    if (f.compute == compute) family = &f;
+  if (!family) return "no interpreter computes in " + dtype_name(compute);
+  for (unsigned i = 0; i < d.node_count; ++i)
+    if (d.nodes[i].op > op_id::counter && !interpretable_op(d.nodes[i].op, *family))
+      return "the " + std::string(family->name) + " interpreter has no `" + std::string(op_tag(d.nodes[i].op)) + "`";
+  for (unsigned k = 0; k < d.out_count; ++k)
+    if (!interpreter_stores(*family, d.out_types[k]))
+      return "the " + std::string(family->name) + " interpreter stores no " + dtype_name(d.out_types[k]);
+  return {};
+}
+
+}  // namespace
+
+encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of) {
+  encoding e;
+  const interpreter_family* family = nullptr;
+  e.reason = family_of(d, family);
+  if (!e.reason.empty()) return e;
+  const dtype compute = family->compute;
+  auto distinct = [&](unsigned slot) { return unique_of ? unique_of[slot] : slot; };
+  for (unsigned k = 0; k < d.input_count; ++k) e.input_count = std::max(e.input_count, distinct(k) + 1u);
+  if (e.input_count > interpreter_inputs) {
+    e.reason = std::to_string(e.input_count) + " distinct inputs, more than the interpreter's " +
+               std::to_string(interpreter_inputs);
+    return e;
+  }
+  e.output_count = d.out_count;
+
+  // Values: one per input node (by distinct input) and op node; scalars and conversions are
+  // values made where they are read.
+  for (int loads_first = 1; loads_first >= 0; --loads_first) {
+    std::vector<virtual_instruction> code;
+    int values = 0;
+    std::vector<int> value_of(d.node_count, -1), input_value(e.input_count, -1);
+    unsigned scalar_slots = 0;
+    std::string failure;
+    auto load = [&](unsigned node_index) {
+      const unsigned in = distinct(d.nodes[node_index].arg[0]);
+      if (input_value[in] < 0) {
+        virtual_instruction v{static_cast<std::uint8_t>(op_id::input), static_cast<std::uint8_t>(d.nodes[node_index].type)};
+        v.dst = input_value[in] = values++;
+        v.slot = static_cast<std::uint8_t>(in);
+        code.push_back(v);
+      }
+      return input_value[in];
+    };
+    if (loads_first)
+      for (unsigned i = 0; i < d.node_count; ++i)
+        if (d.nodes[i].op == op_id::input) load(i);
+    // The value node i has where an op wants dtype `want` (compute type or bool).
+    auto operand = [&](unsigned i, dtype want) -> int {
+      const node& n = d.nodes[i];
+      if (n.op == op_id::scalar) {
+        virtual_instruction v{static_cast<std::uint8_t>(op_id::scalar), 0};
+        if (scalar_slots == interpreter_scalars) {
+          failure = "more than " + std::to_string(interpreter_scalars) + " scalar operands";
+          return -1;
+        }
+        std::uint64_t bits = 0;
+        if (scalars && !convert_scalar(scalars[n.arg[0]], n.type, want, compute, bits)) {
+          failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
+          return -1;
+        }
+        if (!scalars && is_floating(n.type) && !is_floating(want) && want != dtype::boolean) {
+          failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
+          return -1;
+        }
+        e.code.scalars[scalar_slots] = bits;
+        v.slot = static_cast<std::uint8_t>(scalar_slots++);
+        v.dst = values++;
+        code.push_back(v);
+        return v.dst;
+      }
+      const int held = n.op == op_id::input ? load(i) : value_of[i];
+      if (want != dtype::boolean || n.type == dtype::boolean) return held;  // bool is held as 0 or 1
+      virtual_instruction v{static_cast<std::uint8_t>(op_id::cast), static_cast<std::uint8_t>(dtype::boolean)};
+      v.args[0] = held;
+      v.dst = values++;
+      code.push_back(v);
+      return v.dst;
+    };
+    // Once every load is done, an output is stored as soon as it is computed; otherwise at the
+    // end, after every load (an output may be an input's memory).
+    bool stored[max_outputs] = {};
+    auto store = [&](unsigned k) {
+      virtual_instruction v{store_op, static_cast<std::uint8_t>(d.out_types[k])};
+      v.args[0] = operand(d.out_nodes[k], d.nodes[d.out_nodes[k]].type);
+      v.dst = static_cast<int>(k);
+      code.push_back(v);
+      stored[k] = true;
+    };
+    for (unsigned i = 0; i < d.node_count && failure.empty(); ++i) {
+      const node& n = d.nodes[i];
+      if (n.op == op_id::input || n.op == op_id::scalar) continue;
+      virtual_instruction v{static_cast<std::uint8_t>(n.op), static_cast<std::uint8_t>(n.type)};
+      for (int k = 0; k < n.arity; ++k) v.args[k] = operand(n.arg[k], n.arg_type[k]);
+      v.dst = value_of[i] = values++;
+      code.push_back(v);
+      for (unsigned k = 0; loads_first && k < d.out_count; ++k)
+        if (d.out_nodes[k] == i) store(k);
+    }
+    for (unsigned k = 0; k < d.out_count && failure.empty(); ++k)
+      if (!stored[k]) store(k);
+    if (!failure.empty()) {
+      e.reason = failure;
+      return e;
+    }
+    if (code.size() > interpreter_code) {
+      e.reason = std::to_string(code.size()) + " instructions, more than the interpreter's " +
+                 std::to_string(interpreter_code);
+      return e;
+    }
+    if (allocate(code, values, e.code)) {
+      e.family = family;
+      return e;
+    }
+  }
+  e.reason = "it needs more than the interpreter's " + std::to_string(interpreter_registers) + " registers";
+  return e;
+}
+
+std::optional<jit_policy> parse_jit_policy(std::string_view text) {
+  if (text == "sync") return jit_policy::sync;
+  if (text == "async") return jit_policy::async;
+  if (text == "interpret") return jit_policy::interpret;
+  return std::nullopt;
+}
+
+namespace {
+
+std::atomic<jit_policy>& policy_in_force() {
+  static std::atomic<jit_policy> policy = [] {
+    const char* text = std::getenv("JET_JIT");
+    if (!text || !*text) return jit_policy::async;
+    if (const auto p = parse_jit_policy(text)) return *p;
+    std::fprintf(stderr, "jet: ignoring JET_JIT=%s (want sync, async or interpret)\n", text);
+    return jit_policy::async;
+  }();
+  return policy;
+}
+
+// The interpreter kernel of each family on the device, compiled (or loaded from the disk cache)
+// on first use.
+struct loaded_interpreter {
+  std::once_flag once;
+  CUfunction function = nullptr;
+};
+
+CUfunction interpreter_function(const interpreter_family& f) {
+  static loaded_interpreter loaded[std::size(interpreter_families)];
+  loaded_interpreter& l = loaded[&f - interpreter_families];
+  std::call_once(l.once, [&] {
+    const driver_api& api = driver();
+    const cached_cubin binary =
+        cached_compile(interpreter_source(f), properties().arch, "the " + std::string(f.name) + " interpreter");
+    CUmodule module = nullptr;
+    check(api.cuModuleLoadData(&module, binary.image.data()), "cuModuleLoadData");
+    check(api.cuModuleGetFunction(&l.function, module, interpreter_kernel_name), "cuModuleGetFunction");
+  });
+  return l.function;
+}
+
+}  // namespace
+
+jit_policy current_jit_policy() { return policy_in_force().load(std::memory_order_relaxed); }
+
+void launch_interpreter(encoding& e, void* const* outputs, const void* const* inputs, std::uint64_t n) {
+  const interpreter_family& f = *e.family;
+  program& p = e.code;
+  p.n = n;
+  // Vector loads and stores of `elements` elements need each pointer aligned to their width (at
+  // most 16 bytes: wider ones are split).
+  bool aligned = true;
+  auto check_alignment = [&](const void* pointer, dtype t) {
+    const std::uintptr_t width = std::min<std::uintptr_t>(16, f.elements * size_of(t));
+    aligned = aligned && reinterpret_cast<std::uintptr_t>(pointer) % width == 0;
+  };
+  for (unsigned i = 0; i < p.count; ++i) {
+    const instruction& in = p.code[i];
+    if (in.op == static_cast<std::uint8_t>(op_id::input)) check_alignment(inputs[in.a], dtype(in.type));
+    if (in.op == store_op) check_alignment(outputs[in.dst], dtype(in.type));
+  }
+  std::copy(inputs, inputs + e.input_count, p.inputs);
+  std::copy(outputs, outputs + e.output_count, p.outputs);
+  p.aligned = aligned;
+  const CUfunction function = interpreter_function(f);
+  void* params[] = {&p};
+  const std::uint64_t tile = std::uint64_t{interpreter_threads} * f.elements;
+  check(driver().cuLaunchKernel(function, static_cast<unsigned>((n + tile - 1) / tile), 1, 1, interpreter_threads, 1,
+                                1, 0, nullptr, params, nullptr),
+        "cuLaunchKernel");
+  counters& c = stats_counters();
+  c.launches.fetch_add(1, std::memory_order_relaxed);
+  c.interpreted.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace jet::detail
+
+namespace jet {
+
+void set_jit_policy(jit_policy policy) { detail::policy_in_force().store(policy, std::memory_order_relaxed); }
+jit_policy get_jit_policy() { return detail::current_jit_policy(); }
+
+}  // namespace jet

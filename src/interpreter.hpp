@@ -1,0 +1,108 @@
+// The interpreter: one precompiled kernel per compute-type family that evaluates any elementwise
+// expression of that family from an instruction list passed by value as its kernel parameter, so
+// that a never-seen expression runs at once while NVRTC compiles its fused kernel in the
+// background (the jit policy, README "First results without waiting for the compiler").
+//
+// Registers: `interpreter_registers` of them, each holding the thread's `elements` values, kept in
+// machine registers (the kernel reads and writes them through switches over constant indices: an
+// array indexed at run time would live in local memory; the CPU tests check that ptxas reports no
+// stack frame). Each thread covers `elements` consecutive elements with 16-byte vector loads on a
+// full tile of contiguous, aligned operands, and elements a block's width apart, one at a time,
+// on the last tile or when an operand is misaligned.
+#pragma once
+
+#include <jet/detail/kernel_desc.hpp>
+#include <jet/runtime.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace jet::detail {
+
+/// The types an interpreter kernel computes in: every node's value, and every operand as an op
+/// sees it, is of the family's compute type or bool (held as 0 or 1 of the compute type).
+/// Operands are stored as a dtype that computes in it, or bool; outputs likewise.
+struct interpreter_family {
+  std::string_view name;
+  dtype compute;
+  unsigned elements;  // per thread and register: 32 bytes of the compute type
+};
+inline constexpr interpreter_family interpreter_families[] = {
+    {"float32", dtype::float32, 4},  // float32, float16 and bfloat16 storage
+    {"float64", dtype::float64, 2},
+    {"int32", dtype::int32, 4},
+    {"int64", dtype::int64, 2},
+};
+
+inline constexpr unsigned interpreter_threads = 128;
+inline constexpr unsigned interpreter_registers = 8;
+inline constexpr unsigned interpreter_inputs = 16;
+inline constexpr unsigned interpreter_outputs = max_outputs;
+inline constexpr unsigned interpreter_scalars = 32;
+inline constexpr unsigned interpreter_code = 256;
+
+/// One instruction. `op` is an op_id of the table (registers a, b, c in, dst out; a cast converts
+/// a to `type` and back), op_id::input (load input a, stored as `type`, into dst), op_id::scalar
+/// (scalar a, of the compute type, into dst), or store_op (register a into output dst, stored as
+/// `type`).
+struct instruction {
+  std::uint8_t op, dst, a, b, c, type;
+};
+inline constexpr std::uint8_t store_op = 255;
+
+/// The interpreter kernel's one parameter (byte for byte the jet_program of its source).
+struct program {
+  std::uint64_t n;
+  const void* inputs[interpreter_inputs];
+  void* outputs[interpreter_outputs];
+  std::uint64_t scalars[interpreter_scalars];  // each scalar's value in the compute type, its bytes
+  std::uint32_t count;    // instructions
+  std::uint32_t aligned;  // every operand is aligned for the vector loads
+  instruction code[interpreter_code];
+};
+static_assert(sizeof(program) <= 4096, "jet: the interpreter's program must fit the 4 KiB of kernel parameters");
+// The device's jet_program has these members in this order: natural alignment, no padding.
+static_assert(offsetof(program, scalars) == 8 + 8 * (interpreter_inputs + interpreter_outputs) &&
+              offsetof(program, code) == offsetof(program, scalars) + 8 * interpreter_scalars + 8);
+
+/// An expression as the interpreter runs it, or why it cannot.
+struct encoding {
+  const interpreter_family* family = nullptr;  // null: not interpretable, see `reason`
+  std::string reason;
+  program code{};  // pointers and n are the launch's to fill in
+  unsigned input_count = 0, output_count = 0;
+};
+
+/// Encodes `d` for the interpreter: its family, the loads of its distinct inputs (input slot k is
+/// distinct input unique_of[k]; null: every slot its own), the ops in post-order with registers
+/// allocated by liveness, the scalars converted to the compute type as the fused kernel converts
+/// them, and the stores. `scalars` may be null (then scalar values are left 0). The loads come
+/// first, as in the fused kernels, when the registers allow, else each before its first use.
+encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of);
+
+/// Whether the interpreter of family f has op `op` (from the op table: every op with a CUDA
+/// spelling but random numbers, and floating ones only in floating families).
+bool interpretable_op(op_id op, const interpreter_family& f);
+/// Whether the interpreter of family f loads and stores elements of dtype t.
+bool interpreter_stores(const interpreter_family& f, dtype t);
+
+/// Launches the interpreter on `e` (its pointers and n filled in here); JET_LOG=info logs it.
+void launch_interpreter(encoding& e, void* const* outputs, const void* const* inputs, std::uint64_t n);
+
+/// The policy in force (JET_JIT at start-up, then jet::set_jit_policy).
+jit_policy current_jit_policy();
+
+/// JET_LOG=info: one line on stderr.
+void log_info(const std::string& message);
+
+/// The interpreter kernel's source for one family, generated from the op table.
+std::string interpreter_source(const interpreter_family& f);
+inline constexpr const char* interpreter_kernel_name = "jet_interpret";
+
+/// How evaluations get their kernels: JET_JIT=sync|async|interpret, or jet::set_jit_policy.
+std::optional<jit_policy> parse_jit_policy(std::string_view text);
+
+}  // namespace jet::detail

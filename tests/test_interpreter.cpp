@@ -1,0 +1,215 @@
+// The interpreter (README, "First results without waiting for the compiler"), with no GPU: its
+// source compiles for sm_90 with its registers in registers, expressions encode to the expected
+// instruction lists, the ones it cannot express say why, and the jit policy parses.
+#include "support/catch.hpp"
+#include "support/operands.hpp"
+
+#include "compiler.hpp"
+#include "interpreter.hpp"
+
+#include <jet/jet.hpp>
+
+#include <nvrtc.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+JET_FUNCTION(interpreter_test_twice, float(float a), "return 2.0f * a;");
+
+namespace {
+
+using jet::detail::encoding;
+using jet::detail::instruction;
+using jet::detail::op_id;
+
+// NVRTC's log for `source` compiled for sm_90 with jet's options and ptxas reporting its resource
+// use; the compile must succeed.
+std::string compile_verbose(const std::string& source) {
+  nvrtcProgram program = nullptr;
+  REQUIRE(nvrtcCreateProgram(&program, source.c_str(), "jet_interpreter.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS);
+  std::vector<std::string> options = jet::detail::compile_options(90);
+  options.push_back("--ptxas-options=-v");
+  std::vector<const char*> pointers;
+  for (const std::string& o : options) pointers.push_back(o.c_str());
+  const nvrtcResult result = nvrtcCompileProgram(program, static_cast<int>(pointers.size()), pointers.data());
+  std::size_t size = 0;
+  nvrtcGetProgramLogSize(program, &size);
+  std::string log(size, '\0');
+  nvrtcGetProgramLog(program, log.data());
+  nvrtcDestroyProgram(&program);
+  INFO(log);
+  REQUIRE(result == NVRTC_SUCCESS);
+  return log;
+}
+
+template <class Out = float, class E> encoding encode(const E& e) {
+  using bound = jet::detail::bound_one<Out, E>;
+  const bound b(e);
+  return jet::detail::encode_for_interpreter(bound::kernel::desc, b.values.scalar.data(), nullptr);
+}
+
+std::uint8_t id(op_id op) { return static_cast<std::uint8_t>(op); }
+std::uint8_t id(jet::dtype t) { return static_cast<std::uint8_t>(t); }
+
+// The instructions as (op, dst, a, b, c, type) tuples, for comparing.
+std::vector<std::vector<int>> listing(const encoding& e) {
+  std::vector<std::vector<int>> rows;
+  for (unsigned i = 0; i < e.code.count; ++i) {
+    const instruction& in = e.code.code[i];
+    rows.push_back({in.op, in.dst, in.a, in.b, in.c, in.type});
+  }
+  return rows;
+}
+
+constexpr int none = 255;
+
+}  // namespace
+
+TEST_CASE("every family's interpreter compiles for sm_90, registers in registers, its program as the host lays it out",
+          "[cpu][interpreter][compile]") {
+  for (const jet::detail::interpreter_family& f : jet::detail::interpreter_families) {
+    INFO("family " << f.name);
+    std::string source = jet::detail::interpreter_source(f);
+    // The device's jet_program is the host's program, byte for byte (interpreter.hpp checks the
+    // host's offsets).
+    source += "static_assert(sizeof(jet_program) == " + std::to_string(sizeof(jet::detail::program)) + ", \"size\");\n";
+    const std::string log = compile_verbose(source);
+    INFO(log);
+    // ptxas: "N bytes stack frame, 0 bytes spill stores": a register file indexed at run time
+    // would have gone to local memory (registers x elements x the value's size: 128 bytes). The
+    // only stack is sin's and cos's: their reduction of huge arguments keeps a few words there
+    // (32 bytes in float32, 40 in float64), as in every kernel that calls them.
+    const std::size_t frame = log.find(" bytes stack frame");
+    REQUIRE(frame != std::string::npos);
+    const std::size_t digits = log.find_last_not_of("0123456789", frame - 1) + 1;
+    const int stack = std::stoi(log.substr(digits, frame - digits));
+    CHECK(stack == (f.compute == jet::dtype::float32 ? 32 : f.compute == jet::dtype::float64 ? 40 : 0));
+    CHECK(log.find(" 0 bytes spill stores") != std::string::npos);
+    // One case per op of the table the family has, generated from ops.def.
+    std::size_t ops = 0;
+    jet::ops::for_each_op([&](auto op) {
+      using Op = decltype(op);
+      if (!jet::detail::interpretable_op(Op::id, f)) return;
+      ++ops;
+      CHECK(source.find("case " + std::to_string(static_cast<int>(Op::id)) + ":") != std::string::npos);
+    });
+    CHECK(ops >= (jet::is_floating(f.compute) ? 28u : 15u));
+    CHECK(source.find("#include") == std::string::npos);
+  }
+}
+
+TEST_CASE("relu(x + y) encodes as two loads, two ops and a store, registers reused", "[cpu][interpreter][encoding]") {
+  auto x = jet::test::fake_view<float>(), y = jet::test::fake_view<float>();
+  const encoding e = encode(jet::relu(x + y));
+  REQUIRE(e.family);
+  CHECK(e.family->name == "float32");
+  CHECK(e.input_count == 2);
+  const int f32 = id(jet::dtype::float32);
+  CHECK(listing(e) == std::vector<std::vector<int>>{
+                          {id(op_id::input), 0, 0, none, none, f32},
+                          {id(op_id::input), 1, 1, none, none, f32},
+                          {id(op_id::add), 0, 0, 1, none, f32},  // both loads free after the add reads them
+                          {id(op_id::relu), 0, 0, none, none, f32},
+                          {jet::detail::store_op, 0, 0, none, none, f32},
+                      });
+}
+
+TEST_CASE("scalars are converted on the host as the fused kernel converts them", "[cpu][interpreter][encoding]") {
+  auto x = jet::test::fake_view<float>();
+  const encoding e = encode(x * 3 + 0.1);  // an int32 and a float64 scalar, both used as float32
+  REQUIRE(e.family);
+  float values[2];
+  std::memcpy(&values[0], &e.code.scalars[0], sizeof(float));
+  std::memcpy(&values[1], &e.code.scalars[1], sizeof(float));
+  CHECK(values[0] == 3.0f);
+  CHECK(values[1] == static_cast<float>(0.1));
+  auto d = jet::test::fake_view<double>();
+  const encoding w = encode<double>(jet::where(d, d, -d));  // the condition as a bool: a cast to bool
+  REQUIRE(w.family);
+  CHECK(w.family->name == "float64");
+  bool cast_to_bool = false;
+  for (const auto& row : listing(w)) cast_to_bool |= row[0] == id(op_id::cast) && row[5] == id(jet::dtype::boolean);
+  CHECK(cast_to_bool);
+}
+
+TEST_CASE("16-bit floats, bool and integers each have their family", "[cpu][interpreter][encoding]") {
+  auto h = jet::test::fake_view<jet::float16>();
+  auto bf = jet::test::fake_view<jet::bfloat16>();
+  auto f = jet::test::fake_view<float>();
+  auto flags = jet::test::fake_view<bool>();
+  auto i = jet::test::fake_view<std::int32_t>();
+  auto l = jet::test::fake_view<std::int64_t>();
+  CHECK(encode<jet::float16>(jet::where(flags, h * 2.0, jet::cast<jet::float16>(f) - bf)).family->name == "float32");
+  CHECK(encode<bool>(h < bf).family->name == "float32");
+  CHECK(encode<std::int32_t>(jet::abs(i) / 3 + i * 0).family->name == "int32");
+  CHECK(encode<std::int64_t>(jet::clamp(l, -5, 5) * 7L).family->name == "int64");
+  CHECK(encode<bool>(flags == flags).family);  // bool throughout: any family
+}
+
+TEST_CASE("what the interpreter cannot express names its reason", "[cpu][interpreter][encoding]") {
+  auto x = jet::test::fake_view<float>();
+  auto d = jet::test::fake_view<double>();
+  auto i = jet::test::fake_view<std::int32_t>();
+  auto u = jet::test::fake_view<std::uint32_t>();
+  auto reason = [](const encoding& e) {
+    CHECK_FALSE(e.family);
+    return e.reason;
+  };
+  CHECK(reason(encode(interpreter_test_twice(x))) == "it calls a user function");
+  CHECK(reason(encode(jet::random_uniform(jet::shape{8}, 1))) == "it reads jet::counter");
+  CHECK(reason(encode<double>(x + d)) == "it computes in both float32 and float64");
+  CHECK(reason(encode<double>(jet::exp(i))) == "it computes in both int32 and float64");
+  CHECK(reason(encode<std::uint32_t>(u + u)) == "no interpreter computes in uint32");
+  CHECK(reason(encode<std::int32_t>(x + x)) == "the float32 interpreter stores no int32");
+  CHECK(reason(encode<std::int32_t>(i * 1.5f)).find("computes in both") != std::string::npos);
+}
+
+TEST_CASE("registers: loads first when they fit, else each before its first use, else a reason",
+          "[cpu][interpreter][encoding]") {
+  auto x = jet::test::fake_view<float>();
+  // Nine distinct operands, summed left to right: two live values at a time if each is loaded
+  // when first read, ten if all are loaded first.
+  auto a = jet::test::fake_view<float>(8, 0x1000), b = jet::test::fake_view<float>(8, 0x2000),
+       c = jet::test::fake_view<float>(8, 0x3000), dd = jet::test::fake_view<float>(8, 0x4000),
+       e = jet::test::fake_view<float>(8, 0x5000), f = jet::test::fake_view<float>(8, 0x6000),
+       g = jet::test::fake_view<float>(8, 0x7000), h = jet::test::fake_view<float>(8, 0x8000);
+  const encoding few = encode(x + a + b);
+  REQUIRE(few.family);
+  CHECK(listing(few)[2][0] == id(op_id::input));  // all loads first
+  const encoding many = encode(x + a + b + c + dd + e + f + g + h);
+  REQUIRE(many.family);
+  CHECK(listing(many)[2][0] == id(op_id::add));  // loaded where read
+  // Eight outputs and sixteen operands: too many to load first, and eight results held to the
+  // end (they are stored after the last load) while the last one's operands are loaded.
+  using namespace jet::detail;
+  using tie8 = bound<roots<decltype(a + b), decltype(c + dd), decltype(e + f), decltype(g + h), decltype(a - b),
+                           decltype(c - dd), decltype(e - f), decltype(g - h)>,
+                     float, float, float, float, float, float, float, float>;
+  const encoding held = encode_for_interpreter(tie8::kernel::desc, nullptr, nullptr);
+  CHECK_FALSE(held.family);
+  CHECK(held.reason == "it needs more than the interpreter's 8 registers");
+  // The same outputs of fewer operands are stored as they are computed.
+  using tie4 = bound<roots<decltype(a + b), decltype(a - b), decltype(a * b), decltype(a / b), decltype(b + a),
+                           decltype(b - a), decltype(b * a), decltype(b / a)>,
+                     float, float, float, float, float, float, float, float>;
+  const std::uint8_t two_arrays[16] = {0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0};  // a, b as distinct inputs
+  const encoding stored = encode_for_interpreter(tie4::kernel::desc, nullptr, two_arrays);
+  CHECK(stored.family);
+}
+
+TEST_CASE("JET_JIT and jet::set_jit_policy choose sync, async or interpret", "[cpu][interpreter][policy]") {
+  using jet::jit_policy;
+  CHECK(jet::detail::parse_jit_policy("sync") == jit_policy::sync);
+  CHECK(jet::detail::parse_jit_policy("async") == jit_policy::async);
+  CHECK(jet::detail::parse_jit_policy("interpret") == jit_policy::interpret);
+  CHECK_FALSE(jet::detail::parse_jit_policy("Async"));
+  CHECK_FALSE(jet::detail::parse_jit_policy(""));
+  const jit_policy before = jet::get_jit_policy();
+  jet::set_jit_policy(jit_policy::interpret);
+  CHECK(jet::get_jit_policy() == jit_policy::interpret);
+  jet::set_jit_policy(before);
+  CHECK(jet::get_jit_policy() == before);
+}
