@@ -72,7 +72,10 @@ if ((run_bench)); then
     PYTHONUNBUFFERED=1 python3 benchmarks/peers.py >"$out/peers.txt" 2>&1
     grep -E "SKIP|Error|error" "$out/peers.txt" | head -5
   fi
-  python3 benchmarks/report.py "$out/report.md" "$out/jet_bench.txt" "$out/peers.txt" 2>&1 | tee "$work/report.txt"
+  # The numeric example at 10^8 unknowns, and the same program in PyTorch eager and torch.compile.
+  { build-device/examples/heat_equation 10000 200; ((run_peers)) && python3 benchmarks/heat_torch.py 10000 200; } >"$out/heat.txt" 2>&1
+  grep -E "SKIP|Error|largest difference" "$out/heat.txt"
+  python3 benchmarks/report.py "$out/report.md" "$out/jet_bench.txt" "$out/peers.txt" "$out/heat.txt" 2>&1 | tee "$work/report.txt"
   if ((run_tune)); then  # kernel-shape tuning: jet alone at 2^20 and 2^28 under other threads,ilp shapes
     for shape in 256,4 128,4 256,2 512,2; do
       JET_KERNEL_SHAPE=$shape build-device/benchmarks/jet_bench --quick --jet-only --tag "$shape"

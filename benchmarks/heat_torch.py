@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """examples/heat_equation.cpp written the way a PyTorch user would, in eager mode and through
 torch.compile: the same grid, start, stencil and norm every 50 steps. Prints
-  STEP impl=<torch_eager|torch_compile> n=<N> ms=<ms per step>
+  HEAT impl=<torch_eager|torch_compile> n=<N> ms=<ms per step>
 Usage: python3 benchmarks/heat_torch.py [N [steps]]
 """
 import math
@@ -38,7 +38,7 @@ def run(impl, n, steps, check_every=50, r=0.2):
     ms = (time.perf_counter() - t0) * 1e3 / steps
     g = (1 - 8 * r * math.sin(math.pi * h / 2) ** 2) ** steps
     worst = (u.double() - g * torch.outer(mode, mode)).abs().max().item()
-    print(f"STEP impl={impl} n={n} ms={ms:.4f} worst={worst:.3e} change={change:.3e}", flush=True)
+    print(f"HEAT impl={impl} n={n} ms={ms:.4f} worst={worst:.3e} change={change:.3e}", flush=True)
 
 
 def main():

@@ -10,6 +10,7 @@ Reads, from every FILE, the lines (anything else is ignored; a later duplicate r
   FIRST impl=<name> ms=<ms>
   SKIP impl=<impl> [expr=.. dtype=.. n=..] reason=<rest of the line>
   INTERP kind=<interpreter_load|first_result|bandwidth|distinct> ... (jet_bench's interpreter lines)
+  HEAT impl=<jet|torch_eager|torch_compile> n=<N> ms=<ms per step> (examples/heat_equation, heat_torch.py)
 "Peers" are all impls except jet, jet_unfused and memcpy.  The copy ceiling is
 impl=memcpy expr=copy dtype=float32 at n=2^28 (its bytes are read + write).
 Writes OUT.md and prints a short summary (at most 25 lines) to stdout.
@@ -40,7 +41,6 @@ ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
 
 LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|STEP|FIRST|SKIP)\s+(.*?)\s*$")
-INTERP_RE = re.compile(r"^\s*INTERP\s+(.*?)\s*$")
 KV_RE = re.compile(r"(\w+)=(\S*)")
 
 
@@ -113,16 +113,32 @@ def parse(paths):
     return res, overhead, step, first, skips
 
 
-def parse_interp(paths):
-    """The INTERP lines of every file, as dicts, in order."""
+def parse_tagged(paths, tag):
+    """The lines of every file that start with TAG (INTERP, HEAT), as dicts, in order."""
+    tag_re = re.compile(rf"^\s*{tag}\s+(.*?)\s*$")
     lines = []
     for path in paths:
         try:
             with open(path, errors="replace") as fh:
-                lines += [dict(KV_RE.findall(m.group(1))) for m in map(INTERP_RE.match, fh) if m]
+                lines += [dict(KV_RE.findall(m.group(1))) for m in map(tag_re.match, fh) if m]
         except OSError:
             pass
     return lines
+
+
+def heat_section(lines):
+    """Markdown for examples/heat_equation against the same program in PyTorch, and a summary line."""
+    md = ["## examples/heat_equation: ms per step (one stencil expression a step, a norm every 50)", ""]
+    ms = {l.get("impl"): to_float(l.get("ms")) for l in lines}
+    if not lines:
+        return md + ["(no HEAT lines)", ""], "heat_equation: no HEAT lines"
+    n = lines[0].get("n", "?")
+    md += md_table(["impl", "ms/step", "jet speed-up"],
+                   [[i, f2(v), f2(ratio(v, ms.get("jet")))] for i, v in ms.items()])
+    md += ["", f"({n} x {n} float32 grid)", ""]
+    summary = (f"heat_equation {n}^2 ms/step: jet {f2(ms.get('jet'))}  torch_eager {f2(ms.get('torch_eager'))}  "
+               f"torch_compile {f2(ms.get('torch_compile'))}")
+    return md, summary
 
 
 def interp_section(lines):
@@ -329,8 +345,10 @@ def main(argv):
         md.append("(no FIRST lines)")
     md.append("")
 
-    interp_md, interp_summary = interp_section(parse_interp(paths))
+    interp_md, interp_summary = interp_section(parse_tagged(paths, "INTERP"))
     md += interp_md
+    heat_md, heat_summary = heat_section(parse_tagged(paths, "HEAT"))
+    md += heat_md
 
     # e) reductions against their targets
     md.append("## Reductions (float32; sum_mul = sum(x * y), 8 bytes read per element)")
@@ -368,7 +386,7 @@ def main(argv):
     lines = [f"n={nname(HEAD_N)} GB/s; copy ceiling (memcpy) {f1(ceil)}"]
     lines.append(f"{'expr':<9} {'dtype':<8} {'jet':>7}  {'best peer':<16} {'GB/s':>7} "
                  f"{'jet/peer':>8} {'jet/ceil':>8}")
-    max_rows = 13  # 11 more lines follow at most (25 in all)
+    max_rows = 12  # 12 more lines follow at most (25 in all)
     for e, d, j, bp, bg, r1, r2 in summary_rows[:max_rows]:
         lines.append(f"{e:<9} {d:<8} {f1(j):>7}  {(bp or '-'):<16} {f1(bg):>7} "
                      f"{f2(r1):>8} {f2(r2):>8}")
@@ -392,6 +410,7 @@ def main(argv):
     if first:
         lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))
     lines.append(interp_summary)
+    lines.append(heat_summary)
     lines.append(f"{len(skips)} SKIP line(s); wrote {out_md}")
     print("\n".join(lines))
     return 0

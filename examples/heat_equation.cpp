@@ -84,6 +84,6 @@ int main(int argc, char** argv) {
   std::printf("heat_equation: largest difference from the exact discrete solution: %.3e\n", worst);
   // float32 rounding over `steps` steps of a stencil with weights summing to 1: far below 1e-4.
   const bool ok = worst < 1e-4 && std::fabs(norm - exact_norm) < 1e-4 * exact_norm;
-  std::printf("STEP impl=jet n=%lld ms=%.4f\n", static_cast<long long>(n), ms_per_step);
+  std::printf("HEAT impl=jet n=%lld ms=%.4f\n", static_cast<long long>(n), ms_per_step);
   return ok ? 0 : 1;
 }
