@@ -26,7 +26,7 @@ echo "$gpu"
 # DLPack's header, for jet/dlpack.hpp's tests: the machine has none, so a copy carried in
 # .carry/dlpack/ is used when present (the DLPack tests are left out without it).
 cmake_args=()
-[ -f .carry/dlpack/dlpack.h ] && cmake_args+=("-DDLPACK_INCLUDE_DIR=$PWD/.carry")
+[ -f .carry/dlpack/dlpack/dlpack.h ] && cmake_args+=("-DDLPACK_INCLUDE_DIR=$PWD/.carry/dlpack")
 if ! cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release ${cmake_args[@]+"${cmake_args[@]}"} >"$work/configure.log" 2>&1; then
   tail -40 "$work/configure.log"; exit 1
 fi
@@ -45,7 +45,7 @@ if ((run_tests)); then
   grep -E "\*\*\*|random seed|element .* got" "$out/ctest-gpu.log" | head -20
   summary+=("ctest gpu: $(grep -E 'tests passed' "$out/ctest-gpu.log")")
   if grep -q "^DLPACK_INCLUDE_DIR:PATH=.*NOTFOUND" build-device/CMakeCache.txt; then
-    summary+=("dlpack tests: not built (no .carry/dlpack/dlpack.h)")
+    summary+=("dlpack tests: not built (no .carry/dlpack/dlpack/dlpack.h)")
   else  # PyTorch through DLPack: passed, or skipped (no PyTorch) with the reason in the log
     summary+=("$(grep -m1 -E "gpu\.dlpack_torch .*(Passed|Skipped|Failed|\*\*\*)" "$out/ctest-gpu.log" | tr -s ' .')")
   fi
