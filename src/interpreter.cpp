@@ -313,9 +313,7 @@ void launch_interpreter(encoding& e, void* const* outputs, const void* const* in
   const CUfunction function = interpreter_function(f);
   void* params[] = {&p};
   const std::uint64_t tile = std::uint64_t{interpreter_threads} * f.elements;
-  check(driver().cuLaunchKernel(function, static_cast<unsigned>((n + tile - 1) / tile), 1, 1, interpreter_threads, 1,
-                                1, 0, nullptr, params, nullptr),
-        "cuLaunchKernel");
+  launch_kernel(function, (n + tile - 1) / tile, interpreter_threads, params);
   counters& c = stats_counters();
   c.launches.fetch_add(1, std::memory_order_relaxed);
   c.interpreted.fetch_add(1, std::memory_order_relaxed);
