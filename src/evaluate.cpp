@@ -325,15 +325,21 @@ std::string interpreter_refusal(const evaluation& e, const plan& p, encoding& co
 }
 
 // The compiled kernel to launch, or null when the interpreter runs the evaluation (`code`), as
-// the jit policy decides.
+// the jit policy decides. Under async, a kernel the disk cache holds is loaded at once, and while
+// the interpreter itself is not ready (compiling in the background, once per machine) the
+// expression compiles here: neither waits for the interpreter's much longer compile.
 CUfunction choose_kernel(const evaluation& e, const plan& p, encoding& code) {
   const kernel_desc& d = e.desc;
   const variant_key& v = p.variant;
   const jit_policy policy = current_jit_policy();
   if (policy == jit_policy::sync) return find_kernel(d, e.slot, v);
-  if (policy == jit_policy::async)
+  if (policy == jit_policy::async) {
     if (CUfunction f = find_in_slot(e.slot, v)) return f;
-  const std::string refusal = interpreter_refusal(e, p, code);
+    if (CUfunction f = find_stored_kernel(d, e.slot, v)) return f;
+  }
+  std::string refusal = interpreter_refusal(e, p, code);
+  if (refusal.empty() && policy == jit_policy::async && !interpreter_ready(*code.family))
+    refusal = "the interpreter is still compiling";
   if (!refusal.empty()) {
     log_info("compiling `" + describe(d) + "` rather than interpreting it: " + refusal);
     return find_kernel(d, e.slot, v);
