@@ -193,8 +193,10 @@ void copy_ceiling() {
   report("memcpy", "copy", "float32", n, ms, 2.0 * n * 4);
 }
 
-// Layout-heavy expressions on 16384 x 16384 float32 (2^28 elements): a bias broadcast along rows
-// and a transpose-add, whose x is read column by column.
+// Layout-heavy expressions on 16384 x 16384 float32 (2^28 elements): a bias broadcast along rows,
+// a transpose-add, whose x is read column by column, a slice-add of views a column apart (rows
+// misaligned for vectors), and the heat equation's five-point step (examples/heat_equation.cpp)
+// into the interior of another array, counting u in and out once.
 void layouts() {
   const std::int64_t side = 16384;
   const std::size_t n = std::size_t(side) * side;
@@ -204,6 +206,18 @@ void layouts() {
   jet::array<float> out(jet::shape{side, side});
   report("jet", "bias_add", "float32", n, median_ms([&] { out = x + bias; }, 20), (2.0 * n + side) * 4);
   report("jet", "transpose_add", "float32", n, median_ms([&] { out = x.transpose() + y; }, 20), 3.0 * n * 4);
+  const double columns = side - 1.0, interior = (side - 2.0) * (side - 2.0);
+  report("jet", "slice_add", "float32", n,
+         median_ms([&] { out.slice(1, 0, side - 1) = x.slice(1, 1, side) + y.slice(1, 0, side - 1); }, 20),
+         3.0 * side * columns * 4);
+  auto at = [&](jet::array<float>& a, std::int64_t di, std::int64_t dj) {
+    return a.slice(0, 1 + di, side - 1 + di).slice(1, 1 + dj, side - 1 + dj);
+  };
+  const float rate = 0.2f;
+  report("jet", "heat_step", "float32", n, median_ms([&] {
+           const jet::view<float> centre = at(x, 0, 0);
+           at(out, 0, 0) = centre + rate * (at(x, -1, 0) + at(x, 1, 0) + at(x, 0, -1) + at(x, 0, 1) - 4.0f * centre);
+         }, 20), 2.0 * interior * 4);
 }
 
 // A 3-D permutation, x.permute(2, 1, 0) + y on 1024 x 512 x 512 float32 (2^28 elements): x's

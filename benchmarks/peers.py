@@ -618,6 +618,12 @@ def layout_cases(cases, n):
             skip("torch_compile", one_line(e), expr=expr, dtype="float32", n=n)
 
 
+def heat_step(u):
+    """The interior of examples/heat_equation.cpp's next step from u (rate 0.2)."""
+    c = u[1:-1, 1:-1]
+    return c + 0.2 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * c)
+
+
 def layout_phase():
     """The layout-heavy expressions of jet_bench's layouts() and permute_add(), at 2^28 float32 elements."""
     side = 16384
@@ -629,6 +635,9 @@ def layout_phase():
     cases = {
         "bias_add": ((2 * n + side) * 4, lambda: torch.add(x, bias, out=o), lambda a, b: a + b, (x, bias)),
         "transpose_add": (3 * n * 4, lambda: torch.add(x.t(), y, out=o), lambda a, b: a.t() + b, (x, y)),
+        "slice_add": (3 * side * (side - 1) * 4, lambda: torch.add(x[:, 1:], y[:, :-1], out=o[:, :-1]),
+                      lambda a, b: a[:, 1:] + b[:, :-1], (x, y)),
+        "heat_step": (2 * (side - 2) ** 2 * 4, lambda: o[1:-1, 1:-1].copy_(heat_step(x)), heat_step, (x,)),
     }
     layout_cases(cases, n)
     del x, y, bias, o, cases

@@ -21,7 +21,7 @@ import sys
 
 HEAD_N = 1 << 28
 NOT_PEERS = {"jet", "jet_unfused", "memcpy"}
-EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "permute_add", "sum_mul", "row_sum",
+EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "slice_add", "heat_step", "permute_add", "sum_mul", "row_sum",
               "column_sum"]
 DTYPE_ORDER = ["float32", "float64", "bfloat16"]
 IMPL_ORDER = ["jet", "jet_unfused", "cuda_float4", "cuda_masked", "thrust", "torch_eager",
@@ -36,7 +36,7 @@ FIRST_ORDER = ["jet_first_in_process", "jet_new_expression", "jet_new_expression
 STEP_ORDER = ["jet_stream", "jet_graph"]
 STEP_GRAPH_TARGET_US = 1.5  # per expression, graph replay on an H200
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
-ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3, "permute_add": 3,
+ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3, "slice_add": 3, "heat_step": 2, "permute_add": 3,
           "sum_mul": 2, "row_sum": 1, "column_sum": 1}
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
 

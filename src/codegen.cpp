@@ -273,6 +273,10 @@ kernel_shape shape_of(const variant_key& v) {
     }
     return s;
   }();
+  // A rows kernel whose operands are read one element at a time (some row is misaligned for
+  // vectors) keeps as many elements per thread in flight as vectors would: memory-level
+  // parallelism is what a bandwidth-bound kernel lives on.
+  if (v.rows && v.vec == 1) return {chosen.threads, std::min(16u, chosen.ilp * 4), 1};
   return {chosen.threads, chosen.ilp, v.vec};
 }
 
@@ -305,17 +309,21 @@ std::string describe(const kernel_desc& d) {
 }
 
 bool uses_index_space(const kernel_desc& d, const variant_key& v) {
-  bool strided = false;
+  bool strided = v.rows;  // a rows kernel finds its rows' length and count in the extents
   for (unsigned k = 0; k < distinct_inputs(d, v); ++k) strided |= v.input_access[k] != access::linear;
   for (unsigned k = 0; k < d.out_count; ++k) strided |= v.output_access[k] != access::linear;
   return strided;
 }
 
 launch_grid grid_of(const variant_key& v, std::size_t n, const std::int64_t* extents) {
-  if (!v.tiled) {
-    const kernel_shape shape = shape_of(v);
-    return {(n + shape.tile() - 1) / shape.tile(), shape.threads};  // cdiv(n, BLOCK)
+  const kernel_shape shape = shape_of(v);
+  if (v.rows) {  // chunks of a row along x, rows along y
+    const auto columns = static_cast<unsigned long long>(extents[v.rank - 1]);
+    const unsigned long long rows = n / std::max(columns, 1ull);
+    return {(columns + shape.tile() - 1) / shape.tile(), shape.threads,
+            static_cast<unsigned>(std::min<unsigned long long>(rows, max_grid_rows))};
   }
+  if (!v.tiled) return {(n + shape.tile() - 1) / shape.tile(), shape.threads};  // cdiv(n, BLOCK)
   unsigned long long blocks = 1;
   for (int dim = 0; dim < v.rank; ++dim) {
     const auto extent = static_cast<unsigned long long>(extents[dim]);
@@ -365,7 +373,7 @@ struct kernel_parts {
            join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + ")" +
            (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
            (v.out_aliases_input ? ", an output aliases an input" : "") +
-           (v.tiled ? ", tiles of the two inner dimensions" : "") + "\n";
+           (v.tiled ? ", tiles of the two inner dimensions" : "") + (v.rows ? ", chunks of a row per block" : "") + "\n";
     src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
     for (const float16_format& f : float16_formats)
       if (uses_dtype(d, f.type)) src += conversion_functions(f);
@@ -605,6 +613,118 @@ std::string tiled_body(const kernel_parts& parts) {
   return src + "}\n";
 }
 
+// A chunk of the index space's inner dimension (a row) per block, for rows at least a block's
+// threads long: blocks along x take the chunks of a row, along y its rows (each every gridDim.y-th
+// from its own). Each operand's place at the row is found once per row (no division for rank 2),
+// and its elements follow by constant offsets along the row: no index arithmetic per element. A
+// full chunk reads ilp vectors per thread, every load in flight before the first use; the last
+// chunk of a row reads element by element, masked, neighbouring threads at neighbouring columns.
+std::string rows_body(const kernel_parts& parts) {
+  const kernel_desc& d = parts.d;
+  const variant_key& v = parts.v;
+  const kernel_shape shape = shape_of(v);
+  const std::string& rank = parts.rank;
+  const std::string inner = number(v.rank - 1u);
+  struct operand_names {
+    std::string name, strides, type;  // in0, is0, float
+    access how;
+    bool counter;  // a counter's "pointer" is its offset: its value
+    std::string row() const { return name + "_row"; }
+    std::string at() const { return name + "_at"; }
+  };
+  std::vector<operand_names> ins, outs;
+  for (unsigned k = 0; k < parts.inputs; ++k)
+    ins.push_back({"in" + number(k), "is" + number(k), parts.in_type(k), v.input_access[k], parts.counter_input(k)});
+  for (unsigned k = 0; k < d.out_count; ++k)
+    outs.push_back({"out" + number(k), "os" + number(k), parts.out_type(k), v.output_access[k], false});
+  // An operand's offset from its column 0 to `column`.
+  auto along = [&](const operand_names& o, const std::string& column) -> std::string {
+    if (o.how == access::broadcast) return "0";
+    if (o.how == access::gather) return "(long long)(" + column + ") * " + o.strides + ".s[" + inner + "]";
+    return column;  // linear or unit
+  };
+  // `const float* __restrict__ in0_row = in0 + ...`, or `long long in2_row = ...` for a counter.
+  auto pointer = [&](const operand_names& o, bool output, const std::string& what, const std::string& value) {
+    const std::string type = o.counter ? "long long" : (output ? "" : "const ") + o.type + "*" + parts.restrict_;
+    return "    " + type + " " + what + " = " + value + ";\n";
+  };
+
+  std::string src = "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
+                    ", vec = " + number(shape.vec) + ", chunk = threads * ilp * vec;\n";
+  src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
+  src += "  const index columns = index(extents.e[" + inner + "]);\n";
+  src += "  index rows = 1;  // the product of every extent but the inner one\n";
+  src += "#pragma unroll\n  for (int d = 0; d < " + inner + "; ++d) rows *= index(extents.e[d]);\n";
+  src += "  jet_extents<" + rank + "> row_extents = extents;\n";
+  src += "  row_extents.e[" + inner + "] = 1;  // a row's multi-index is 0 in the inner dimension\n";
+  src += "  const index first = index(blockIdx.x) * chunk;  // the chunk's first column\n";
+  for (unsigned k = 0; k < parts.inputs; ++k) src += "  " + kernel_parts::vec_type(ins[k].type) + " v" + number(k) + "[ilp];\n";
+  src += "  for (index row = blockIdx.y; row < rows; row += gridDim.y) {\n";
+  src += "    index idx[" + rank + "];\n    jet_unravel<index, " + rank + ">(row, row_extents, idx);\n";
+  for (const auto* group : {&outs, &ins})
+    for (const operand_names& o : *group) {
+      const std::string offset = o.how == access::linear ? "(long long)row * columns" : "jet_offset(idx, " + o.strides + ")";
+      src += pointer(o, group == &outs, o.row(), o.counter ? offset : o.name + " + " + offset);
+    }
+
+  // A full chunk: this thread's k-th vector at column c + k * threads * vec.
+  src += "    if (columns - first >= chunk) {\n";
+  src += "      const index c = first + threadIdx.x * vec;\n";
+  for (const auto* group : {&outs, &ins})
+    for (const operand_names& o : *group) src += "  " + pointer(o, group == &outs, o.at(), o.row() + " + " + along(o, "c"));
+  src += "#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k) {\n";
+  for (unsigned k = 0; k < parts.inputs; ++k) {
+    const operand_names& o = ins[k];
+    const std::string vk = "v" + number(k) + "[k]", vt = kernel_parts::vec_type(o.type);
+    if (o.counter)
+      src += "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j) " + vk + ".v[j] = " + o.at() + " + " +
+             along(o, "k * threads * vec + j") + ";\n";
+    else if (o.how == access::broadcast)
+      src += "        { const " + o.type + " b = *" + o.at() + ";\n#pragma unroll\n          for (unsigned j = 0; j < vec; ++j) " +
+             vk + ".v[j] = b; }\n";
+    else if (o.how == access::gather)
+      src += "        " + vk + ".v[0] = " + o.at() + "[" + along(o, "k * threads * vec") + "];\n";
+    else
+      src += "        " + vk + " = *reinterpret_cast<const " + vt + "*>(" + o.at() + " + k * threads * vec);\n";
+  }
+  src += "      }\n#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k) {\n";
+  for (unsigned k = 0; k < d.out_count; ++k) src += "        " + kernel_parts::vec_type(outs[k].type) + " r" + number(k) + ";\n";
+  src += "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j)\n          jet_element(" +
+         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) + parts.tile_args() + ");\n";
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const operand_names& o = outs[k];
+    const std::string rk = "r" + number(k);
+    if (o.how == access::gather)
+      src += "        " + o.at() + "[" + along(o, "k * threads * vec") + "] = " + rk + ".v[0];\n";
+    else
+      src += "        *reinterpret_cast<" + kernel_parts::vec_type(o.type) + "*>(" + o.at() + " + k * threads * vec) = " + rk + ";\n";
+  }
+  src += "      }\n";
+
+  // The row's last chunk: element j of this thread's k-th vector at column c, masked.
+  const std::string column = "          const index c = first + threadIdx.x + (k * vec + j) * threads;\n";
+  auto each_element = [&](const std::string& body) {
+    return "#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k)\n#pragma unroll\n        for (unsigned j = 0; j < vec; ++j) {\n" +
+           column + "          if (c < columns) {\n" + body + "          }\n        }\n";
+  };
+  src += "    } else {\n";
+  std::string loads;
+  for (unsigned k = 0; k < parts.inputs; ++k) {
+    const operand_names& o = ins[k];
+    const std::string at = along(o, "c");
+    loads += "            v" + number(k) + "[k].v[j] = " + (o.counter ? o.row() + " + " + at : o.row() + "[" + at + "]") + ";\n";
+  }
+  src += each_element(loads);
+  std::string compute;
+  for (unsigned k = 0; k < d.out_count; ++k) compute += "            " + outs[k].type + " r" + number(k) + ";\n";
+  compute += "            jet_element(" + join(d.out_count, [](unsigned k) { return "r" + number(k); }) + parts.tile_args() + ");\n";
+  for (unsigned k = 0; k < d.out_count; ++k)
+    compute += "            " + outs[k].row() + "[" + along(outs[k], "c") + "] = r" + number(k) + ";\n";
+  src += each_element(compute);
+  src += "    }\n  }\n}\n";
+  return src;
+}
+
 }  // namespace
 
 std::string generate_reduction_source(const kernel_desc& d, const variant_key& v) {
@@ -746,6 +866,7 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += "extern \"C\" __global__ void __launch_bounds__(" + number(v.tiled ? tile_threads : shape.threads) + ")\n";
   src += std::string(kernel_name) + "(" + params + ") {\n";
   if (v.tiled) return src + tiled_body(parts);
+  if (v.rows) return src + rows_body(parts);
   src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
          ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
   if (parts.indexed) src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";

@@ -20,6 +20,7 @@ inline constexpr int codegen_version = 2;
 
 /// How a kernel covers its elements: each block (a Triton "program") takes one tile of
 /// threads × ilp × vec elements; each thread keeps ilp vector loads of vec elements in flight.
+/// A rows kernel's tile is a chunk of one row.
 struct kernel_shape {
   unsigned threads;
   unsigned ilp;
@@ -38,11 +39,17 @@ constexpr std::size_t tile_bytes(int element_size) { return std::size_t{tile_edg
 /// The most shared memory a kernel may declare statically.
 inline constexpr std::size_t shared_memory_limit = 48 * 1024;
 
+/// A rows kernel's grid has at most this many blocks along y; each takes every max_grid_rows-th
+/// row from its own.
+inline constexpr unsigned max_grid_rows = 65535;
+
 /// How many blocks of how many threads a kernel of variant v is launched with, for n elements
-/// over an index space of these extents (v.rank of them).
+/// over an index space of these extents (v.rank of them): blocks along x, and for a rows kernel
+/// (chunks of a row along x) rows of blocks along y.
 struct launch_grid {
   unsigned long long blocks;
   unsigned threads;
+  unsigned rows = 1;
 };
 launch_grid grid_of(const variant_key& v, std::size_t n, const std::int64_t* extents);
 
@@ -58,7 +65,8 @@ unsigned distinct_inputs(const kernel_desc& d, const variant_key& v);
 /// Whether input slot k is a counter (jet::counter), which reads no memory.
 inline bool is_counter(const kernel_desc& d, unsigned slot) { return d.counter_slots >> slot & 1; }
 
-/// Whether any operand needs the multi-index (then the kernel takes the index space's extents).
+/// Whether any operand needs the multi-index, or the kernel is a rows kernel (then the kernel takes
+/// the index space's extents).
 bool uses_index_space(const kernel_desc& d, const variant_key& v);
 
 /// The op's tag in the op table ("add"), "input", "scalar", "counter" or "user".

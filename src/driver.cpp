@@ -143,9 +143,9 @@ unsigned grid_extent(unsigned long long blocks) {
   return static_cast<unsigned>(blocks);
 }
 
-void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params) {
+void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params, unsigned rows) {
   const unsigned grid = grid_extent(blocks);
-  check(driver().cuLaunchKernel(f, grid, 1, 1, threads, 1, 1, 0, current_stream_handle(), params, nullptr),
+  check(driver().cuLaunchKernel(f, grid, rows, 1, threads, 1, 1, 0, current_stream_handle(), params, nullptr),
         "cuLaunchKernel");
 }
 

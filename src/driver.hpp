@@ -76,7 +76,7 @@ unsigned grid_extent(unsigned long long blocks);
 
 /// Launches f with grid_extent(blocks) blocks of `threads` threads on the calling thread's current
 /// stream (kernels and the interpreter alike, so that both run in stream order and in captures).
-void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params);
+void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params, unsigned rows = 1);
 
 /// The calling thread's current stream (null: the legacy default stream), and whether a stream is
 /// being captured into a graph (for the legacy stream: or one it would synchronize with is).

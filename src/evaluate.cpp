@@ -252,11 +252,15 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   const int tile_dim = tile_dimension(p, d, merged);
   if (tile_dim >= 0) move_dimension(p, d, tile_dim, merged - 2);
   p.variant.tiled = tile_dim >= 0;
+  // Rows at least a block's threads long otherwise: a block per chunk of a row, so that no element
+  // unravels its multi-index (a division per dimension) or recomputes its operands' offsets.
+  const std::int64_t inner = p.extents[merged - 1];
+  p.variant.rows = merged > 1 && !p.variant.tiled && d.reduction == reduction_id::none &&
+                   inner >= static_cast<std::int64_t>(shape_of(p.variant).threads);
 
   // Access per operand, then the widest vector every access allows.
   unsigned vec = max_vector_width(d);
-  const std::int64_t inner = p.extents[merged - 1];
-  if (merged > 1 && inner % vec) vec = 1;  // a vector must not cross a row
+  if (merged > 1 && !p.variant.rows && inner % vec) vec = 1;  // a vector must not cross a row
   auto allow = [&](access a, const void* ptr, const std::int64_t* st, int size) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(ptr) % (vec * size) == 0;
     bool outer_aligned = true;
@@ -280,7 +284,7 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   if (p.variant.tiled) {
     assign_tiled_accesses(p, d, merged);
     vec = 1;
-  } else if (vec == 1) {  // one element at a time: every strided operand computes its offset alike
+  } else if (vec == 1 && !p.variant.rows) {  // one element at a time: every strided operand computes its offset alike
     for (unsigned k = 0; k < p.distinct_count; ++k)
       if (p.variant.input_access[k] != access::linear) p.variant.input_access[k] = access::gather;
     for (unsigned k = 0; k < d.out_count; ++k)
@@ -365,8 +369,8 @@ void pack_inputs(const evaluation& e, const plan& p, std::size_t n, parameters& 
   if (uses_index_space(d, v)) a.params[a.count++] = const_cast<std::int64_t*>(p.extents);
 }
 
-void launch(CUfunction f, unsigned long long blocks, unsigned threads, parameters& a) {
-  launch_kernel(f, blocks, threads, a.params);
+void launch(CUfunction f, unsigned long long blocks, unsigned threads, parameters& a, unsigned rows = 1) {
+  launch_kernel(f, blocks, threads, a.params, rows);
   stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -387,7 +391,7 @@ void launch(const evaluation& e, const plan& p) {
   }
   pack_inputs(e, p, p.n, a);
   const launch_grid grid = grid_of(v, p.n, p.extents);
-  launch(f, grid.blocks, grid.threads, a);
+  launch(f, grid.blocks, grid.threads, a, grid.rows);
 }
 
 // out = in, for any layouts: how a temporary reaches an output it could not be written to directly.

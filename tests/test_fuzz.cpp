@@ -41,7 +41,8 @@ std::vector<random_expression> random_expressions(std::size_t count) {
 }
 
 // A random launch variant for d, as the planner could choose one: slots of one dtype sharing an
-// input, strided, broadcast and gathered accesses, the scalar path, 64-bit indices, aliasing, tiles.
+// input, strided, broadcast and gathered accesses, the scalar path, 64-bit indices, aliasing, tiles,
+// rows.
 jet::detail::variant_key random_variant(const jet::detail::kernel_desc& d, jet::test::chooser& c) {
   using jet::detail::access;
   jet::detail::variant_key v;
@@ -71,6 +72,14 @@ jet::detail::variant_key random_variant(const jet::detail::kernel_desc& d, jet::
     for (unsigned slot = 0; slot < d.input_count; ++slot)  // a counter reads no memory to transpose
       if (jet::detail::is_counter(d, slot)) v.input_access[v.unique_of[slot]] = access::gather;
     v.output_access[0] = c.pick(tiled);
+  } else if (v.rank >= 2 && c.chance(0.25)) {  // rows: any access but transposed; vectors only where contiguous
+    v.rows = true;
+    const std::vector<access> row_inputs = v.vec == 1 ? std::vector{access::linear, access::unit, access::broadcast, access::gather}
+                                                      : std::vector{access::linear, access::unit, access::broadcast};
+    const std::vector<access> row_outputs = v.vec == 1 ? std::vector{access::linear, access::unit, access::gather}
+                                                       : std::vector{access::linear, access::unit};
+    for (unsigned k = 0; k < distinct; ++k) v.input_access[k] = c.pick(row_inputs);
+    v.output_access[0] = c.pick(row_outputs);
   }
   return v;
 }
@@ -107,11 +116,11 @@ std::set<std::string> jet_vocabulary() {
 }
 
 // What in `source` jet would not have written: words outside its vocabulary and the names it
-// numbers (t3, x0, stored_x0, in1, tile_in2, ...), string literals other than extern "C" and, in an
+// numbers (t3, x0, stored_x0, in1, tile_in2, in0_row, ...), string literals other than extern "C" and, in an
 // asm statement, the 16-bit conversions' instruction and operands (made of its vocabulary's words),
 // preprocessor lines other than #pragma unroll, characters outside printable ASCII.
 std::vector<std::string> foreign_tokens(const std::string& source, const std::set<std::string>& vocabulary) {
-  static const std::regex numbered("(t|x|stored_x|s|in|out|is|os|o|v|r|result|base_in|base_out|tile_in|tile_out)[0-9]+");
+  static const std::regex numbered("(t|x|stored_x|s|in|out|is|os|o|v|r|result|base_in|base_out|tile_in|tile_out)[0-9]+(_row|_at)?");
   static const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
   auto known_words = [&](const std::string& text) {
     for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it)

@@ -1,5 +1,6 @@
-// The tiled variant, with no GPU: the planner tiles kernels with transposed operands (inputs or
-// outputs) and no others, keeps shared memory within its limit, and the tiled source compiles for
+// The tiled and rows variants, with no GPU: the planner tiles kernels with transposed operands
+// (inputs or outputs) and no others, keeps shared memory within its limit, gives every other
+// strided kernel with long rows a block per chunk of a row, and both kinds of source compile for
 // sm_90 in element sizes 1 to 8.
 #include "support/catch.hpp"
 #include "support/planned.hpp"
@@ -16,6 +17,8 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -228,4 +231,145 @@ TEST_CASE("the tiled GPU test's random views have their case's shape, inside the
   }
   INFO(tiled << " of " << trials << " trials tiled");
   CHECK(tiled > trials / 5);  // as the GPU test expects
+}
+
+// The heat equation's step (examples/heat_equation.cpp): five views of u shifted by a row or a
+// column, into the interior of another array.
+template <class T> auto heat_step(jet::view<T> u, jet::view<T> next, std::int64_t n) {
+  auto at = [&](jet::view<T> a, std::int64_t di, std::int64_t dj) {
+    return a.slice(0, 1 + di, 1 + di + n - 2).slice(1, 1 + dj, 1 + dj + n - 2);
+  };
+  const T rate = T(0.2f);
+  auto centre = at(u, 0, 0);
+  return std::pair(at(next, 0, 0), centre + rate * (at(u, -1, 0) + at(u, 1, 0) + at(u, 0, -1) + at(u, 0, 1) - T(4) * centre));
+}
+
+TEST_CASE("the heat step's shifted views get a block per chunk of a row, with no index arithmetic per element",
+          "[cpu][rows]") {
+  const std::int64_t n = 10000;
+  const auto [out, e] = heat_step(fake<float>({n, n}, 0x10000000), fake<float>({n, n}, 0x80000000), n);
+  const planned p = plan(out, e);
+  CAPTURE(p.source);
+  CHECK(p.variant.rows);
+  CHECK_FALSE(p.variant.tiled);
+  CHECK(p.variant.rank == 2);
+  CHECK(p.variant.vec == 1);  // the views are a float apart: no vectors
+  CHECK(p.variant.index32);
+  for (int k = 0; k < 5; ++k) CHECK(p.variant.input_access[k] == access::unit);
+  CHECK(p.variant.output_access[0] == access::unit);
+  CHECK(count(p.source, "constexpr unsigned threads = 128, ilp = 8, vec = 1,") == 1);
+  // One unravel, per row (for rank 2 no division: the row's multi-index is the row), and offsets
+  // by constants along the row.
+  CHECK(count(p.source, "jet_unravel<index, 2>(row, row_extents, idx);") == 1);
+  CHECK(count(p.source, "jet_unravel") == 2);  // its definition and that call
+  CHECK(count(p.source, "const float* __restrict__ in3_row = in3 + jet_offset(idx, is3);") == 1);
+  CHECK(count(p.source, "v3[k] = *reinterpret_cast<const jet_vec<float, vec>*>(in3_at + k * threads * vec);") == 1);
+  CHECK(count(p.source, "*reinterpret_cast<jet_vec<float, vec>*>(out0_at + k * threads * vec) = r0;") == 1);
+  CHECK(count(p.source, "out0_row[c] = r0;") == 1);  // the row's last chunk, masked
+  CHECK(compiles(p));
+
+  // 10 chunks of 1024 columns per row, a row of blocks per row.
+  const std::int64_t extents[] = {n - 2, n - 2};
+  const jet::detail::launch_grid grid = jet::detail::grid_of(p.variant, (n - 2) * (n - 2), extents);
+  CHECK(grid.blocks == 10);
+  CHECK(grid.rows == n - 2);
+  CHECK(grid.threads == 128);
+  // More rows than a grid has along y: each row of blocks takes every 65535th row.
+  const std::int64_t tall[] = {100000, 300};
+  CHECK(jet::detail::grid_of(p.variant, 100000 * 300, tall).rows == jet::detail::max_grid_rows);
+  CHECK(jet::detail::grid_of(p.variant, 100000 * 300, tall).blocks == 1);
+}
+
+TEST_CASE("rows whose every operand is aligned are read in vectors, whatever the row's length", "[cpu][rows]") {
+  auto x = fake<float>({512, 1000}, 0x100000), y = fake<float>({512, 1000}, 0x300000);
+  auto bias = fake<float>({998}, 0x700000), column = fake<float>({512, 1}, 0x800000);
+  auto out = fake<float>({512, 1000}, 0x500000);
+  // Columns 4.. of x and 0.. of y: every row starts 16-byte aligned; rows of 996 are no multiple of
+  // 4, the last chunk's tail goes element by element.
+  const planned aligned = plan(out.slice(1, 0, 996), x.slice(1, 4, 1000) + y.slice(1, 0, 996) * column);
+  CAPTURE(aligned.source);
+  CHECK(aligned.variant.rows);
+  CHECK(aligned.variant.vec == 4);
+  CHECK(aligned.variant.input_access[2] == access::broadcast);
+  CHECK(count(aligned.source, "{ const float b = *in2_at;") == 1);
+  CHECK(compiles(aligned));
+  // One operand a float off: every operand element by element, coalesced.
+  const planned shifted = plan(out.slice(1, 0, 998), x.slice(1, 2, 1000) + bias);
+  CHECK(shifted.variant.rows);
+  CHECK(shifted.variant.vec == 1);
+  CHECK(shifted.variant.input_access[0] == access::unit);
+  CHECK(shifted.variant.input_access[1] == access::unit);  // the bias: stride 0 between rows, 1 along them
+  CHECK(compiles(shifted));
+  // A contiguous operand beside a strided one: its rows are row * columns apart.
+  const planned linear = plan(out, x + y.slice(0, 0, 512).slice(1, 0, 1000));
+  CHECK(linear.variant.rank == 1);  // every operand contiguous: one flat dimension, no rows
+  const planned mixed = plan(out.slice(1, 0, 996), x.slice(1, 4, 1000) + fake<float>({512, 996}, 0x900000));
+  CAPTURE(mixed.source);
+  CHECK(mixed.variant.rows);
+  CHECK(mixed.variant.input_access[1] == access::linear);
+  CHECK(count(mixed.source, "in1_row = in1 + (long long)row * columns;") == 1);
+  CHECK(compiles(mixed));
+}
+
+TEST_CASE("short rows, transposes and reductions keep their own kernels", "[cpu][rows]") {
+  auto x = fake<float>({4096, 100}, 0x100000), y = fake<float>({100, 4096}, 0x300000);
+  auto out = fake<float>({4096, 99}, 0x500000);
+  // 99 columns, fewer than a block's 128 threads: the flat kernel.
+  const planned narrow = plan(out, x.slice(1, 1, 100) * 2.f);
+  CHECK_FALSE(narrow.variant.rows);
+  CHECK(narrow.variant.input_access[0] == access::gather);
+  CHECK(count(narrow.source, "jet_unravel<index, 2>(index(i), extents, idx);") >= 1);
+  // A transposed operand: tiled, not rows.
+  auto square = fake<float>({4096, 4096}, 0x1000000), out2 = fake<float>({4096, 4096}, 0x5000000);
+  const planned transposed = plan(out2, square.transpose() + square);
+  CHECK(transposed.variant.tiled);
+  CHECK_FALSE(transposed.variant.rows);
+}
+
+TEST_CASE("rows kernels compile in element sizes 1 to 8, 32- and 64-bit indices, with strided outputs, broadcast "
+          "operands and counters", "[cpu][rows][compile]") {
+  auto in_every_type = [](auto type) {
+    using T = decltype(type);
+    INFO(jet::name(jet::dtype_of<T>()));
+    // Rows 608 elements apart: 16-byte aligned in every element size.
+    auto a = fake<T>({40, 608}, 0x100000), b = fake<T>({40, 608}, 0x300000);
+    auto row = fake<T>({599}, 0x500000), column = fake<T>({40, 1}, 0x600000);
+    // A strided output (every other column) and a shifted input, or every operand aligned; the
+    // bias row and the column broadcast.
+    auto out = fake<T>({40, 1200}, 0x700000).slice(1, 0, 1198, 2);
+    const auto e = a.slice(1, 1, 600) * b.slice(1, 0, 599) + row - column;
+    for (const bool aligned : {false, true}) {
+      INFO("aligned: " << aligned);
+      const auto into = aligned ? fake<T>({40, 608}, 0x900000).slice(1, 0, 599) : out;
+      const auto ex = aligned ? a.slice(1, 0, 599) * b.slice(1, 0, 599) + row - column : e;
+      const planned p = plan(into, ex);
+      CAPTURE(p.source);
+      CHECK(p.variant.rows);
+      CHECK(p.variant.vec == (aligned ? 16 / sizeof(T) : 1));
+      CHECK(p.variant.input_access[3] == access::broadcast);
+      CHECK(compiles(p));
+      planned wide = p;  // and with 64-bit indices
+      wide.variant.index32 = false;
+      const auto& d = jet::detail::bound_one<T, std::remove_cvref_t<decltype(ex)>>::kernel::desc;
+      wide.source = jet::detail::generate_source(d, wide.variant);
+      CHECK(wide.source.find("using index = unsigned long long;") != std::string::npos);
+      CHECK(compiles(wide));
+    }
+    const planned stepped = plan(out, fake<T>({40, 1200}, 0xb00000).slice(1, 1, 1199, 2) + b.slice(1, 1, 600));
+    CHECK(stepped.variant.rows);
+    CHECK(stepped.variant.output_access[0] == access::gather);
+    CHECK(stepped.variant.input_access[0] == access::gather);
+    CHECK(compiles(stepped));
+  };
+  in_every_type(double{});
+  in_every_type(float{});
+  in_every_type(jet::bfloat16{});
+  in_every_type(std::int16_t{});
+  in_every_type(std::int8_t{});
+  // A counter (random numbers) in a rows kernel reads no memory: its value is its offset.
+  auto x = fake<float>({300, 400}, 0x100000), out = fake<float>({300, 400}, 0x500000);
+  const planned p = plan(out.slice(1, 1, 400), x.slice(1, 0, 399) * jet::random_uniform({300, 399}, 7));
+  CAPTURE(p.source);
+  CHECK(p.variant.rows);
+  CHECK(compiles(p));
 }

@@ -111,10 +111,13 @@ enum class reduce_axis : std::uint8_t { none, all, inner, outer };
 /// A tiled kernel covers 2-D tiles of the index space's two innermost dimensions, one per block:
 /// its transposed operands are read and written along their own contiguous dimension through
 /// shared memory, every other one (gather) along the index space's inner dimension.
+/// A rows kernel covers a chunk of one row of the inner dimension per block: each operand's
+/// offset is found once per row, and its elements follow along the row with no index arithmetic.
 struct variant_key {
   std::uint8_t vec = 1;
   std::uint8_t rank = 1;
   bool tiled = false;
+  bool rows = false;
   bool index32 = true;  // the multi-index of every element fits 32-bit arithmetic
   bool out_aliases_input = false;
   std::uint8_t unique_of[max_inputs]{};  // input slot -> distinct-input index

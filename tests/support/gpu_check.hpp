@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace jet::test {
@@ -55,6 +56,43 @@ std::size_t check_against_reference(const E& e, std::size_t n, const host_inputs
       },
       65536);
   return mismatches;
+}
+
+/// A device array of shape s with random values in [-2, 2], recorded in h for the reference.
+template <class T> jet::array<T> random_device_array(const jet::shape& s, host_inputs& h, std::uint64_t salt) {
+  const auto values = random_vector<T>(s.size(), -2, 2, fresh_seed() + 7919 * salt + s.size());
+  jet::array<T> a = jet::from_host(values, s);
+  h.add(a.data(), values);
+  return a;
+}
+
+/// A device array of shape s, every element the poison.
+template <class T> jet::array<T> poisoned_array(const jet::shape& s) {
+  return jet::from_host(std::vector<T>(s.size(), poison<T>()), s);
+}
+
+// Evaluates out = e, where out views part of `backing` (poisoned), then checks every element of
+// out against the host reference and every other element of backing still poisoned.
+template <class T, class E>
+std::size_t check_into_view(const jet::array<T>& backing, jet::view<T> out, const E& e, const host_inputs& h, double atol) {
+  const jet::shape s = out.shape();
+  out = e;
+  const std::vector<T> got = backing.to_host();
+  std::vector<bool> viewed(got.size());
+  std::size_t bad = 0;
+  const std::int64_t origin = out.data() - backing.data();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto at = static_cast<std::size_t>(origin + offset_of(out.layout(), i, nullptr));
+    viewed[at] = true;
+    const long double ref = reference(e, i, h, &s);
+    if (!close(static_cast<long double>(got[at]), ref, rtol<T>(), atol) && bad++ < 5)
+      std::printf("  element %zu of %s: got %.17Lg, reference %.17Lg\n", i, s.to_string().c_str(),
+                  static_cast<long double>(got[at]), ref);
+  }
+  for (std::size_t k = 0; k < got.size(); ++k)
+    if (!viewed[k] && static_cast<long double>(got[k]) != static_cast<long double>(poison<T>()) && bad++ < 5)
+      std::printf("  element %zu of the backing array, outside the output, was written\n", k);
+  return bad;
 }
 
 }  // namespace jet::test
