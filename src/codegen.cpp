@@ -689,7 +689,9 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
            "  const unsigned long long row = (unsigned long long)blockIdx.x * columns + threadIdx.x % columns;\n";
   src += "  const unsigned long long length = extents.e[" + number(v.rank - 1u) + "];\n";
   src += "  T acc[unroll];\n#pragma unroll\n  for (unsigned u = 0; u < unroll; ++u) acc[u] = jet_identity();\n";
-  src += "  if (row < n) {\n    const unsigned long long i = row * length;\n" + parts.unravel("    ");
+  // A row of no elements (an axis of extent 0) reads nothing: its result is the identity's, and
+  // unravelling its first element would divide by the extent.
+  src += "  if (row < n && length != 0) {\n    const unsigned long long i = row * length;\n" + parts.unravel("    ");
   for (unsigned k = 0; k < parts.inputs; ++k)
     src += "    const long long b" + number(k) + " = " + parts.strided_offset(k) + ";\n";
   src += "    for (unsigned long long j = first; j < length; j += unroll * step) {\n"

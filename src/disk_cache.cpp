@@ -395,18 +395,22 @@ cubins_in_flight& in_flight() {
   return f;
 }
 
+std::optional<cached_cubin> load_from_disk(const std::shared_ptr<const disk_cache>& disk, const cache_key& key, int arch,
+                                           const std::string& expression) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!disk) return std::nullopt;
+  std::optional<std::string> image = disk->load(key);
+  if (!image) return std::nullopt;
+  stats_counters().disk_hits.fetch_add(1, std::memory_order_relaxed);
+  log_info("disk cache hit for `" + expression + "` (sm_" + std::to_string(arch) + ") in " + format_ms(ms_since(start)));
+  return cached_cubin{std::move(*image), 0, true};
+}
+
 cached_cubin load_or_compile(const cache_key& key, const std::string& source, int arch, const std::string& expression) {
   counters& c = stats_counters();
   const std::string target = "sm_" + std::to_string(arch);
   const std::shared_ptr<const disk_cache> disk = active_disk_cache();
-  const auto start = std::chrono::steady_clock::now();
-  if (disk) {
-    if (std::optional<std::string> image = disk->load(key)) {
-      c.disk_hits.fetch_add(1, std::memory_order_relaxed);
-      log_info("disk cache hit for `" + expression + "` (" + target + ") in " + format_ms(ms_since(start)));
-      return {std::move(*image), 0, true};
-    }
-  }
+  if (std::optional<cached_cubin> hit = load_from_disk(disk, key, arch, expression)) return std::move(*hit);
   cubin binary = compile_to_cubin(source, arch, expression);
   c.compiles.fetch_add(1, std::memory_order_relaxed);
   c.compile_ms.fetch_add(binary.compile_ms, std::memory_order_relaxed);
@@ -457,6 +461,10 @@ cached_cubin cached_compile(const std::string& source, int arch, const std::stri
     in_flight().leave(key.text);
   }
   return result.get();  // a compile_error reaches every thread that waited for it
+}
+
+std::optional<cached_cubin> cached_on_disk(const std::string& source, int arch, const std::string& expression) {
+  return load_from_disk(active_disk_cache(), cache_key_for(source, arch), arch, expression);
 }
 
 }  // namespace jet::detail

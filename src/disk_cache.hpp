@@ -80,6 +80,10 @@ struct cached_cubin {
 /// hits, disk writes and compiles in jet::stats(); JET_LOG=info logs each compile and disk hit.
 cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression);
 
+/// The cubin for `source` on sm_<arch> when the active disk cache holds a valid entry for it
+/// (counted and logged as a disk hit), else nothing: never compiles.
+std::optional<cached_cubin> cached_on_disk(const std::string& source, int arch, const std::string& expression);
+
 /// Constructs the process-wide state cached_compile uses, so that an object constructed after
 /// this call (the background compiler, whose threads compile until it is destroyed at exit) is
 /// destroyed before that state.

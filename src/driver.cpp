@@ -136,6 +136,19 @@ void check(CUresult r, const char* call) {
   throw cuda_error(call, static_cast<int>(r), message);
 }
 
+unsigned grid_extent(unsigned long long blocks) {
+  if (blocks == 0 || blocks > 0x7fffffffull)
+    throw invalid_argument("jet: a launch of " + std::to_string(blocks) +
+                           " blocks; a grid has 1 to 2^31 - 1 (the index space is empty or too large)");
+  return static_cast<unsigned>(blocks);
+}
+
+void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params) {
+  const unsigned grid = grid_extent(blocks);
+  check(driver().cuLaunchKernel(f, grid, 1, 1, threads, 1, 1, 0, current_stream_handle(), params, nullptr),
+        "cuLaunchKernel");
+}
+
 }  // namespace jet::detail
 
 namespace jet {

@@ -69,6 +69,15 @@ const driver_api& driver();
 /// Throws cuda_error (out_of_memory for CUDA_ERROR_OUT_OF_MEMORY) naming `call` unless r succeeded.
 void check(CUresult r, const char* call);
 
+/// The x extent of a one-dimensional grid of `blocks` blocks. invalid_argument for 0 (the driver
+/// refuses an empty grid: callers launch nothing when there is no work) and for more than
+/// 2^31 - 1, the driver's limit in x, rather than a cast that would wrap.
+unsigned grid_extent(unsigned long long blocks);
+
+/// Launches f with grid_extent(blocks) blocks of `threads` threads on the calling thread's current
+/// stream (kernels and the interpreter alike, so that both run in stream order and in captures).
+void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params);
+
 /// The calling thread's current stream (null: the legacy default stream), and whether a stream is
 /// being captured into a graph (for the legacy stream: or one it would synchronize with is).
 CUstream current_stream_handle();

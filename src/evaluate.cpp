@@ -321,15 +321,21 @@ std::string interpreter_refusal(const evaluation& e, const plan& p, encoding& co
 }
 
 // The compiled kernel to launch, or null when the interpreter runs the evaluation (`code`), as
-// the jit policy decides.
+// the jit policy decides. Under async, a kernel the disk cache holds is loaded at once, and while
+// the interpreter itself is not ready (compiling in the background, once per machine) the
+// expression compiles here: neither waits for the interpreter's much longer compile.
 CUfunction choose_kernel(const evaluation& e, const plan& p, encoding& code) {
   const kernel_desc& d = e.desc;
   const variant_key& v = p.variant;
   const jit_policy policy = current_jit_policy();
   if (policy == jit_policy::sync) return find_kernel(d, e.slot, v);
-  if (policy == jit_policy::async)
+  if (policy == jit_policy::async) {
     if (CUfunction f = find_in_slot(e.slot, v)) return f;
-  const std::string refusal = interpreter_refusal(e, p, code);
+    if (CUfunction f = find_stored_kernel(d, e.slot, v)) return f;
+  }
+  std::string refusal = interpreter_refusal(e, p, code);
+  if (refusal.empty() && policy == jit_policy::async && !interpreter_ready(*code.family))
+    refusal = "the interpreter is still compiling";
   if (!refusal.empty()) {
     log_info("compiling `" + describe(d) + "` rather than interpreting it: " + refusal);
     return find_kernel(d, e.slot, v);
@@ -359,9 +365,8 @@ void pack_inputs(const evaluation& e, const plan& p, std::size_t n, parameters& 
   if (uses_index_space(d, v)) a.params[a.count++] = const_cast<std::int64_t*>(p.extents);
 }
 
-void launch(CUfunction f, unsigned blocks, unsigned threads, parameters& a) {
-  check(driver().cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, current_stream_handle(), a.params, nullptr),
-        "cuLaunchKernel");
+void launch(CUfunction f, unsigned long long blocks, unsigned threads, parameters& a) {
+  launch_kernel(f, blocks, threads, a.params);
   stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -382,7 +387,7 @@ void launch(const evaluation& e, const plan& p) {
   }
   pack_inputs(e, p, p.n, a);
   const launch_grid grid = grid_of(v, p.n, p.extents);
-  launch(f, static_cast<unsigned>(grid.blocks), grid.threads, a);
+  launch(f, grid.blocks, grid.threads, a);
 }
 
 // out = in, for any layouts: how a temporary reaches an output it could not be written to directly.
@@ -448,10 +453,11 @@ workspace reduction_workspace() {
   return found != by_stream.end() ? found->second : by_stream.emplace(s, make_workspace()).first->second;
 }
 
-// The plan of a reduction along `axis` of s: the index space is s with that axis moved last
-// (extent `length`), and one result per row. The output is a stand-in that repeats along the axis,
-// so that make_plan never merges the axis with another dimension.
-plan axis_plan(const evaluation& e, const jet::shape& s, int axis) {
+// The plan of a reduction along `axis` of s into `results` results, `axis` of extent at least 1
+// or 0: the index space is s with that axis moved last (extent `length`), and one result per row.
+// The output is a stand-in that repeats along the axis, so that make_plan never merges the axis
+// with another dimension.
+plan axis_plan(const evaluation& e, const jet::shape& s, int axis, std::size_t results) {
   const kernel_desc& d = e.desc;
   const std::int64_t length = s[axis];
   jet::shape rows_then_axis;
@@ -479,8 +485,8 @@ plan axis_plan(const evaluation& e, const jet::shape& s, int axis) {
     for (unsigned k = 0; k < p.distinct_count; ++k) p.input_strides[k][v.rank] = 0;
     p.extents[v.rank++] = 1;
   }
-  p.extents[v.rank - 1] = length;
-  p.n = s.size() / std::max<std::int64_t>(length, 1);  // results
+  p.extents[v.rank - 1] = length;  // 0: each result is the reduction's identity, from no elements
+  p.n = results;
   // Rows whose elements are neighbours in memory go to neighbouring threads of one row group;
   // otherwise neighbouring threads take neighbouring rows.
   bool contiguous_rows = false;
@@ -494,6 +500,47 @@ plan axis_plan(const evaluation& e, const jet::shape& s, int axis) {
   v.vec = 1;
   v.index32 = s.size() < (std::size_t{1} << 32);
   return p;
+}
+
+// How a reduction is launched: its plan and grid. No blocks when there are no results: nothing
+// to launch.
+struct reduction_plan {
+  plan p;
+  std::size_t results = 0;
+  unsigned long long blocks = 0;
+  unsigned lanes = 32;  // threads per row of an inner-axis reduction (a multiple of 32)
+};
+
+reduction_plan plan_reduction(const evaluation& e, int axis, unsigned multiprocessors) {
+  const kernel_desc& d = e.desc;
+  const jet::shape s = broadcast_shape(d, e.input_layouts);
+  const std::size_t results = reduced_shape(d, e.input_layouts, axis).size();  // checks axis and emptiness
+  reduction_plan r;
+  r.results = results;
+  if (results == 0) return r;
+  if (results == 1) {  // every element into one result, in a grid of at most a few blocks per SM
+    const layout stand_in = layout::contiguous(s);
+    void* no_output[] = {nullptr};
+    r.p = make_plan({d, e.slot, no_output, &stand_in, e.inputs, e.input_layouts, e.scalars}, s);
+    r.p.variant.axis = reduce_axis::all;
+    const std::size_t tile = std::size_t{reduction_threads} * reduction_ilp * r.p.variant.vec;
+    r.blocks = std::clamp<std::size_t>((r.p.n + tile - 1) / tile, 1, std::size_t{multiprocessors} * reduction_blocks_per_sm);
+    return r;
+  }
+  const int dim = axis < 0 ? axis + s.rank() : axis;
+  const auto length = static_cast<std::size_t>(s[dim]);
+  r.p = axis_plan(e, s, dim, results);
+  r.blocks = (results + 31) / 32;  // outer: 32 rows per block
+  if (r.p.variant.axis == reduce_axis::inner) {
+    // A warp per row, or more while that leaves the device short of warps and rows are long.
+    const std::size_t warps_wanted = std::size_t{32} * multiprocessors;
+    while (r.lanes < reduction_threads && results * (r.lanes / 32) < warps_wanted && length >= std::size_t{16} * r.lanes)
+      r.lanes *= 2;
+    const unsigned rows_per_block = reduction_threads / r.lanes;
+    r.blocks = (results + rows_per_block - 1) / rows_per_block;
+  }
+  if (r.blocks > 0x7fffffff) throw invalid_argument("jet: " + describe(d) + ": too many results (" + std::to_string(results) + ")");
+  return r;
 }
 
 }  // namespace
@@ -515,48 +562,31 @@ jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, int axis
 }
 
 void reduce(const evaluation& e, int axis) {
-  const kernel_desc& d = e.desc;
-  const jet::shape s = broadcast_shape(d, e.input_layouts);
-  const std::size_t results = reduced_shape(d, e.input_layouts, axis).size();  // checks axis and emptiness
-  if (results == 0) return;
-  const int dim = axis == all_axes ? all_axes : axis < 0 ? axis + s.rank() : axis;
-  const std::size_t length = dim == all_axes ? s.size() : static_cast<std::size_t>(s[dim]);
-  check_pointers(e, s);
-
+  const reduction_plan r = plan_reduction(e, axis, static_cast<unsigned>(properties().multiprocessors));
+  if (r.blocks == 0) return;  // no results
+  check_pointers(e, broadcast_shape(e.desc, e.input_layouts));
   parameters a;
   void* out = e.outputs[0];
   a.params[a.count++] = &out;
-  if (results == 1) {  // every element into one result
-    const layout stand_in = layout::contiguous(s);
-    void* no_output[] = {nullptr};
-    const evaluation all{d, e.slot, no_output, &stand_in, e.inputs, e.input_layouts, e.scalars};
-    plan p = make_plan(all, s);
-    p.variant.axis = reduce_axis::all;
-    CUfunction f = find_kernel(d, e.slot, p.variant);
-    pack_inputs(all, p, p.n, a);
-    const workspace w = reduction_workspace();
-    void* partials = w.partials;
-    void* ticket = w.ticket;
-    a.params[a.count++] = &partials;
-    a.params[a.count++] = &ticket;
-    const std::size_t tile = std::size_t{reduction_threads} * reduction_ilp * p.variant.vec;
-    const std::size_t blocks = std::clamp<std::size_t>((p.n + tile - 1) / tile, 1, max_reduction_blocks());
-    return launch(f, static_cast<unsigned>(blocks), reduction_threads, a);
-  }
-  const plan p = axis_plan(e, s, dim);
-  CUfunction f = find_kernel(d, e.slot, p.variant);
-  pack_inputs(e, p, p.n, a);
-  std::size_t blocks = (p.n + 31) / 32;  // outer: 32 rows per block
-  unsigned lanes = 32;
-  if (p.variant.axis == reduce_axis::inner) {
-    // A warp per row, or more while that leaves the device short of warps and rows are long.
-    const std::size_t warps_wanted = std::size_t{32} * static_cast<unsigned>(properties().multiprocessors);
-    while (lanes < reduction_threads && p.n * (lanes / 32) < warps_wanted && length >= std::size_t{16} * lanes) lanes *= 2;
-    blocks = (p.n + reduction_threads / lanes - 1) / (reduction_threads / lanes);
+  CUfunction f = find_kernel(e.desc, e.slot, r.p.variant);
+  pack_inputs(e, r.p, r.p.n, a);
+  workspace w{};
+  unsigned lanes = r.lanes;
+  if (r.p.variant.axis == reduce_axis::all) {
+    w = reduction_workspace();
+    a.params[a.count++] = &w.partials;
+    a.params[a.count++] = &w.ticket;
+  } else if (r.p.variant.axis == reduce_axis::inner) {
     a.params[a.count++] = &lanes;
   }
-  if (blocks > 0x7fffffff) throw invalid_argument("jet: " + describe(d) + ": too many results (" + std::to_string(p.n) + ")");
-  launch(f, static_cast<unsigned>(blocks), reduction_threads, a);
+  launch(f, r.blocks, reduction_threads, a);
+}
+
+reduction_launch planned_reduction(const evaluation& e, int axis, unsigned multiprocessors) {
+  const reduction_plan r = plan_reduction(e, axis, multiprocessors);
+  reduction_launch l{r.p.variant, r.results, r.blocks ? r.p.n : 0, {}, r.blocks, r.lanes};
+  std::copy(r.p.extents, r.p.extents + (r.blocks ? r.p.variant.rank : 0), l.extents);
+  return l;
 }
 
 void evaluate(const evaluation& e) {

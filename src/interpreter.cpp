@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
+#include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -333,28 +336,62 @@ std::atomic<jit_policy>& policy_in_force() {
   return policy;
 }
 
-// The interpreter kernel of each family on the device, compiled (or loaded from the disk cache)
-// on first use.
-struct loaded_interpreter {
-  std::once_flag once;
-  CUfunction function = nullptr;
+// The interpreter kernel of each family on the device: loaded from the disk cache, or compiled
+// (seconds, once per machine) on the caller's thread or on a background one.
+struct interpreter_loader {
+  std::mutex mutex;
+  std::atomic<CUfunction> function{nullptr};
+  std::future<cached_cubin> compiling;  // the background compile, when one was started
+
+  CUfunction load(const cached_cubin& binary) {
+    const CUfunction f = load_function(binary.image, interpreter_kernel_name);
+    function.store(f, std::memory_order_release);
+    return f;
+  }
 };
 
+interpreter_loader& loader_of(const interpreter_family& f) {
+  // The background compiles use the disk cache's process-wide state: make it first, so that it
+  // outlives these (whose destructors wait for a compile still running at exit).
+  static interpreter_loader* loaders = [] {
+    prepare_compiles();
+    static interpreter_loader l[std::size(interpreter_families)];
+    return l;
+  }();
+  return loaders[&f - interpreter_families];
+}
+
+std::string interpreter_description(const interpreter_family& f) { return "the " + std::string(f.name) + " interpreter"; }
+
 CUfunction interpreter_function(const interpreter_family& f) {
-  static loaded_interpreter loaded[std::size(interpreter_families)];
-  loaded_interpreter& l = loaded[&f - interpreter_families];
-  std::call_once(l.once, [&] {
-    const driver_api& api = driver();
-    const cached_cubin binary =
-        cached_compile(interpreter_source(f), properties().arch, "the " + std::string(f.name) + " interpreter");
-    CUmodule module = nullptr;
-    check(api.cuModuleLoadData(&module, binary.image.data()), "cuModuleLoadData");
-    check(api.cuModuleGetFunction(&l.function, module, interpreter_kernel_name), "cuModuleGetFunction");
-  });
-  return l.function;
+  interpreter_loader& l = loader_of(f);
+  if (const CUfunction function = l.function.load(std::memory_order_acquire)) return function;
+  std::lock_guard lock(l.mutex);
+  if (const CUfunction function = l.function.load(std::memory_order_acquire)) return function;
+  return l.load(l.compiling.valid() ? l.compiling.get()
+                                    : cached_compile(interpreter_source(f), properties().arch, interpreter_description(f)));
 }
 
 }  // namespace
+
+bool interpreter_ready(const interpreter_family& f) {
+  interpreter_loader& l = loader_of(f);
+  if (l.function.load(std::memory_order_acquire)) return true;
+  std::lock_guard lock(l.mutex);
+  if (l.function.load(std::memory_order_acquire)) return true;
+  if (l.compiling.valid()) {
+    if (l.compiling.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+    return l.load(l.compiling.get());  // a failed compile throws its compile_error here
+  }
+  const std::string source = interpreter_source(f);
+  if (const std::optional<cached_cubin> stored = cached_on_disk(source, properties().arch, interpreter_description(f)))
+    return l.load(*stored);
+  const int arch = properties().arch;
+  l.compiling = std::async(std::launch::async, [source, arch, description = interpreter_description(f)] {
+    return cached_compile(source, arch, description);
+  });
+  return false;
+}
 
 jit_policy current_jit_policy() { return policy_in_force().load(std::memory_order_relaxed); }
 
@@ -380,9 +417,7 @@ void launch_interpreter(encoding& e, void* const* outputs, const void* const* in
   const CUfunction function = interpreter_function(f);
   void* params[] = {&p};
   const std::uint64_t tile = std::uint64_t{interpreter_threads} * f.elements;
-  check(driver().cuLaunchKernel(function, static_cast<unsigned>((n + tile - 1) / tile), 1, 1, interpreter_threads, 1,
-                                1, 0, current_stream_handle(), params, nullptr),
-        "cuLaunchKernel");
+  launch_kernel(function, (n + tile - 1) / tile, interpreter_threads, params);
   counters& c = stats_counters();
   c.launches.fetch_add(1, std::memory_order_relaxed);
   c.interpreted.fetch_add(1, std::memory_order_relaxed);

@@ -113,6 +113,11 @@ bool interpretable_op(op_id op, const interpreter_family& f);
 /// Whether the interpreter of family f loads and stores elements of dtype t.
 bool interpreter_stores(const interpreter_family& f, dtype t);
 
+/// Whether the interpreter kernel of family f is loaded or the disk cache holds it (then it is
+/// loaded now); if not, the first such call starts compiling it on a background thread. (The
+/// interpreter's launch loads it, or waits for it, itself.)
+bool interpreter_ready(const interpreter_family& f);
+
 /// Launches the interpreter on `e` (its pointers and n filled in here); JET_LOG=info logs it.
 void launch_interpreter(encoding& e, void* const* outputs, const void* const* inputs, std::uint64_t n);
 

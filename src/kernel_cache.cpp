@@ -55,6 +55,7 @@ struct compiled_entry {
   std::once_flag once;
   std::atomic<CUfunction> function{nullptr};  // its module stays loaded for the life of the process
   std::atomic<bool> queued{false};            // for a background compile (jit_policy::async)
+  std::atomic<bool> disk_probed{false};       // find_stored_kernel looked in the disk cache once
   std::atomic<bool> failed{false};            // the background compile failed: keep interpreting
 
   // The description the identity holds: for a background compile, which outlives the evaluation's
@@ -95,17 +96,20 @@ global_cache& cache() {
 }
 
 CUfunction compile_and_load(const kernel_desc& d, const variant_key& v) {
-  const driver_api& api = driver();
-  const cached_cubin binary = cached_compile(generate_source(d, v), properties().arch, describe(d));
-  const capture_exemption loading;  // a kernel first seen during a capture is loaded then
-  CUmodule module = nullptr;
-  check(api.cuModuleLoadData(&module, binary.image.data()), "cuModuleLoadData");
-  CUfunction function = nullptr;
-  check(api.cuModuleGetFunction(&function, module, kernel_name), "cuModuleGetFunction");
-  return function;
+  return load_function(cached_compile(generate_source(d, v), properties().arch, describe(d)).image, kernel_name);
 }
 
 }  // namespace
+
+CUfunction load_function(const std::string& cubin, const char* name) {
+  const driver_api& api = driver();
+  const capture_exemption loading;  // a kernel first seen during a capture is loaded then
+  CUmodule module = nullptr;
+  check(api.cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData");
+  CUfunction function = nullptr;
+  check(api.cuModuleGetFunction(&function, module, name), "cuModuleGetFunction");
+  return function;
+}
 
 counters& stats_counters() {
   static counters c;
@@ -128,7 +132,10 @@ CUfunction find_in_slot(kernel_slot& slot, const variant_key& variant) {
 namespace {
 
 CUfunction compiled(compiled_entry& entry, const kernel_desc& desc, const variant_key& variant) {
-  std::call_once(entry.once, [&] { entry.function.store(compile_and_load(desc, variant), std::memory_order_release); });
+  std::call_once(entry.once, [&] {  // find_stored_kernel may have loaded it from the disk cache already
+    if (!entry.function.load(std::memory_order_acquire))
+      entry.function.store(compile_and_load(desc, variant), std::memory_order_release);
+  });
   return entry.function.load(std::memory_order_acquire);
 }
 
@@ -236,6 +243,18 @@ CUfunction find_ready_kernel(const kernel_desc& desc, kernel_slot& slot, const v
   }
   if (!entry.queued.exchange(true)) background().submit(entry);
   return nullptr;
+}
+
+CUfunction find_stored_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant) {
+  compiled_entry& entry = cache().entry_for(desc, variant, properties().ordinal);
+  CUfunction function = entry.function.load(std::memory_order_acquire);
+  if (!function && !entry.disk_probed.exchange(true))
+    if (const std::optional<cached_cubin> stored = cached_on_disk(generate_source(desc, variant), properties().arch, describe(desc))) {
+      function = load_function(stored->image, kernel_name);
+      entry.function.store(function, std::memory_order_release);  // a compile racing with this one loads its own copy
+    }
+  if (function) fill_slot(slot, variant, function);
+  return function;
 }
 
 void drop_background_compiles() { background().drop_queued(); }

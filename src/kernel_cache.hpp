@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace jet::detail {
 
@@ -23,6 +24,13 @@ CUfunction find_in_slot(kernel_slot& slot, const variant_key& variant);
 /// call queues its compile on a background thread (jit_policy::async). A compile that fails there
 /// is reported on stderr and counted; this keeps returning null for it.
 CUfunction find_ready_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant);
+
+/// The kernel for (desc, variant) when it is loaded already or the disk cache holds it (the first
+/// call for a kernel looks there, ~1 ms); otherwise null. Never compiles.
+CUfunction find_stored_kernel(const kernel_desc& desc, kernel_slot& slot, const variant_key& variant);
+
+/// Loads a cubin as a module (kept for the life of the process) and returns its kernel `name`.
+CUfunction load_function(const std::string& cubin, const char* name);
 
 /// Forgets the background compiles not yet started (benchmarks: no compiles left running into
 /// the next measurement).

@@ -216,6 +216,8 @@ TEST_CASE("random shapes, broadcasts and views agree with the host reference", "
                   << out.to_string());
     REQUIRE(b.shape() == sb);
     const jet::shape s = jet::detail::bound_one<float, decltype(a * b + 1.f)>(a * b + 1.f).shape();
-    CHECK(check_against_reference(jet::where(a < b, a * b + 1.f, b - a), s.size(), h) == 0);
+    // a * b rounds to float before + 1 (no contraction into an fma): where a * b is near -1 the
+    // sum's relative error grows, its absolute error stays under ulp(4) / 2 + ulp(1) / 2.
+    CHECK(check_against_reference(jet::where(a < b, a * b + 1.f, b - a), s.size(), h, 1e-6) == 0);
   }
 }

@@ -8,6 +8,7 @@
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -150,16 +151,17 @@ void check_axis(const jet::view<T>& v, const T* origin, const std::vector<T>& ba
   INFO(name_of(R) << " of shape " << s.to_string() << " along axis " << axis);
   const jet::array<Res> out = reduce<R>(element(v), axis);
   const std::vector<Res> got = out.to_host();
-  const std::int64_t length = s[axis];
+  const int dim = axis < 0 ? axis + s.rank() : axis;  // a negative axis counts from the end
+  const std::int64_t length = s[dim];
   REQUIRE(out.size() * static_cast<std::size_t>(length) == s.size());
   std::size_t wrong = 0;
   for (std::size_t row = 0; row < out.size(); ++row) {
     std::int64_t idx[jet::max_rank] = {}, rest = static_cast<std::int64_t>(row);
     for (int d = s.rank() - 1; d >= 0; --d)
-      if (d != axis) idx[d] = rest % s[d], rest /= s[d];
+      if (d != dim) idx[d] = rest % s[d], rest /= s[d];
     std::vector<Acc> values;
     for (std::int64_t j = 0; j < length; ++j) {
-      idx[axis] = j;
+      idx[dim] = j;
       std::int64_t offset = v.data() - origin;
       for (int d = 0; d < s.rank(); ++d) offset += idx[d] * v.stride(d);
       values.push_back(static_cast<Acc>(element(base[offset])));
@@ -246,10 +248,26 @@ TEST_CASE("empty reductions: sum 0, prod 1, mean NaN, any false, all true, max t
   CHECK_FALSE(jet::any(none).item());
   CHECK(jet::all(none).item());
   CHECK_THROWS_AS(jet::max(none), jet::invalid_argument);
+  // Along an axis of extent 0: one identity per row (prod first, so that sum's result likely
+  // reuses memory holding ones rather than zeros).
   const jet::array<std::int32_t> rows(jet::shape{4, 0});
+  CHECK(jet::prod(rows, 1).to_host() == std::vector<std::int64_t>(4, 1));
   CHECK(jet::sum(rows, 1).to_host() == std::vector<std::int64_t>(4, 0));
-  CHECK(jet::sum(rows, 0).size() == 0);
+  CHECK(jet::all(rows, -1).to_host() == std::vector<bool>(4, true));
+  CHECK(jet::any(rows, -1).to_host() == std::vector<bool>(4, false));
+  const std::vector<double> means = jet::mean(rows * 2, 1).to_host();
+  CHECK(std::all_of(means.begin(), means.end(), [](double m) { return std::isnan(m); }));
+  jet::array<float> middle(jet::shape{3, 0, 5});  // strided rows, 15 results
+  CHECK(jet::prod(middle.transpose(), 1).to_host() == std::vector<float>(15, 1.0f));
+  CHECK(jet::norm2(middle, 1).to_host() == std::vector<float>(15, 0.0f));
   CHECK_THROWS_AS(jet::min(rows, jet::axis{1}), jet::invalid_argument);
+  CHECK_THROWS_AS(jet::max(middle, jet::axis{-2}), jet::invalid_argument);
+  // No rows: an empty result and no launch, even for max.
+  const auto launches = jet::stats().launches;
+  CHECK(jet::sum(rows, 0).shape() == jet::shape{0});
+  CHECK(jet::max(rows, jet::axis{0}).size() == 0);
+  CHECK(jet::mean(middle, 0).shape() == (jet::shape{0, 5}));
+  CHECK(jet::stats().launches == launches);
 }
 
 TEST_CASE("axis reductions of random N-D shapes and strided views", "[gpu][reduce][nd]") {
@@ -259,9 +277,10 @@ TEST_CASE("axis reductions of random N-D shapes and strided views", "[gpu][reduc
     const int rank = 1 + static_cast<int>(engine() % 4);
     for (int d = 0; d < rank; ++d) s.push_back(1 + static_cast<std::int64_t>(engine() % (rank > 2 ? 12 : 70)));
     auto [x, host] = random_array<float>(s, c);
-    jet::view<float> v = x.view();
-    if (c % 3 == 1) v = v.transpose();
-    if (c % 3 == 2 && s[0] > 1) v = v.slice(0, s[0] - 1, 0, -2);  // reversed, every other row
+    // (assigning a view copies elements, so each kind of view is a new one)
+    const jet::view<float> v = c % 3 == 1                ? x.transpose()
+                               : c % 3 == 2 && s[0] > 1 ? x.slice(0, s[0] - 1, 0, -2)  // reversed, every other row
+                                                        : x.view();
     const int axis = static_cast<int>(engine() % rank);
     check_every_axis_reduction(v, x.data(), host, axis, itself);
     check_every_axis_reduction(v, x.data(), host, axis - rank, itself);  // counted from the end

@@ -5,12 +5,11 @@
 #include "support/catch.hpp"
 #include "support/gpu_check.hpp"
 #include "support/planned.hpp"
+#include "support/random_layout.hpp"
 
 #include <jet/jet.hpp>
 
-#include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,12 +30,6 @@ template <class T> jet::array<T> random_array(const jet::shape& s, host_inputs& 
 
 template <class T> jet::array<T> poisoned(const jet::shape& s) {
   return jet::from_host(std::vector<T>(s.size(), poison<T>()), s);
-}
-
-std::string text(const std::vector<int>& order) {
-  std::string s;
-  for (int o : order) s += (s.empty() ? "" : ",") + std::to_string(o);
-  return "(" + s + ")";
 }
 
 // Evaluates out = e, where out views part of `backing` (poisoned), then checks every element of
@@ -63,62 +56,24 @@ std::size_t check_into(const jet::array<T>& backing, jet::view<T> out, const E& 
   return bad;
 }
 
-// How an operand or output of shape s is viewed: through a random permutation of a stored array's
-// dimensions, with a chance of one dimension reversed and one stepped by 2 (strides of every sign
-// and size), or contiguous.
-struct random_layout {
-  jet::shape stored;
-  std::vector<int> order;
-  int stepped = -1, reversed = -1;  // dimensions of the view, or -1
-  std::string what = "contiguous";
-
-  template <class T> jet::view<T> of(jet::array<T>& a) const {
-    jet::view<T> v(a.data(), jet::detail::permute_layout(a.layout(), order));
-    if (stepped >= 0) v = v.slice(stepped, 1, 2 * v.shape()[stepped], 2);
-    if (reversed >= 0) v = v.slice(reversed, -1, -v.shape()[reversed] - 1, -1);
-    return v;
-  }
-};
-random_layout make_layout(const jet::shape& s, std::mt19937_64& engine, bool permuted) {
-  const int rank = s.rank();
-  random_layout l{s, std::vector<int>(rank)};
-  std::iota(l.order.begin(), l.order.end(), 0);
-  if (!permuted) return l;
-  std::shuffle(l.order.begin(), l.order.end(), engine);
-  auto maybe_dimension = [&] { const int d = static_cast<int>(engine() % (2 * rank)); return d < rank ? d : -1; };
-  l.stepped = maybe_dimension(), l.reversed = maybe_dimension();
-  for (int d = 0; d < rank; ++d) l.stored[l.order[d]] = s[d] * (d == l.stepped ? 2 : 1);
-  l.what = "permute" + text(l.order) + (l.stepped >= 0 ? " step 2 in " + std::to_string(l.stepped) : "") +
-           (l.reversed >= 0 ? " reversed " + std::to_string(l.reversed) : "");
-  return l;
-}
-
 // Trials of out = a * b + c over random shapes, with a and c permuted views, b and out contiguous
 // or permuted; returns how many of them the planner tiled.
 template <class T> int random_trials(int trials, std::uint64_t salt) {
   std::mt19937_64 engine(fresh_seed() + salt);
-  // Extents below, at and above the tile's 32, and single elements, per rank 2, 3, 4.
-  static constexpr std::int64_t extents[][8] = {{1, 3, 16, 31, 32, 33, 100, 257},
-                                                {1, 2, 16, 17, 32, 40, 64, 65},
-                                                {1, 2, 5, 9, 16, 17, 24, 33}};
   int tiled = 0;
   for (int trial = 0; trial < trials; ++trial) {
     host_inputs h;
-    const int rank = 2 + static_cast<int>(engine() % 3);
-    jet::shape s;
-    for (int d = 0; d < rank; ++d) s.push_back(extents[rank - 2][engine() % 8]);
-    const random_layout la = make_layout(s, engine, true), lb = make_layout(s, engine, engine() % 2),
-                        lc = make_layout(s, engine, true), lo = make_layout(s, engine, engine() % 2);
+    const auto [s, la, lb, lc, lo] = jet::test::make_tiled_case(engine);
     auto a = random_array<T>(la.stored, h, 4 * trial + 1), b = random_array<T>(lb.stored, h, 4 * trial + 2),
          c = random_array<T>(lc.stored, h, 4 * trial + 3);
     jet::array<T> out = poisoned<T>(lo.stored);
-    const auto e = la.of(a) * lb.of(b) + lc.of(c);
-    const bool is_tiled = jet::test::planned_variant_of(lo.of(out), e).tiled;
+    const auto e = la.of(a.view()) * lb.of(b.view()) + lc.of(c.view());
+    const bool is_tiled = jet::test::planned_variant_of(lo.of(out.view()), e).tiled;
     tiled += is_tiled;
     INFO("trial " << trial << " in " << jet::name(jet::dtype_of<T>()) << ": shape " << s.to_string() << ", a "
                   << la.what << ", b " << lb.what << ", c " << lc.what << ", out " << lo.what
                   << (is_tiled ? " (tiled)" : ""));
-    CHECK(check_into(out, lo.of(out), e, h, 1e-5) == 0);
+    CHECK(check_into(out, lo.of(out.view()), e, h, 1e-5) == 0);
   }
   return tiled;
 }

@@ -1,16 +1,20 @@
 // Reductions with no GPU: their result types, the kernels NVRTC compiles for sm_90 (every
 // reduction in every dtype, over all elements and along inner and outer axes), what tells their
-// cache entries apart, and the errors of bad axes and empty max/min.
+// cache entries apart, the errors of bad axes and empty max/min, and how they are launched (one
+// result per row, an axis of extent 0 included; no launch for no results; grids the driver takes).
 #include "support/catch.hpp"
 #include "support/cubin.hpp"
 #include "support/operands.hpp"
+#include "support/planned.hpp"
 
 #include "codegen.hpp"
 #include "compiler.hpp"
+#include "driver.hpp"
 
 #include <jet/jet.hpp>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <type_traits>
 
@@ -198,4 +202,81 @@ TEST_CASE("reductions refuse bad axes and max/min of nothing, naming them, with 
   CHECK(contains(thrown<bad>([&] { jet::max(no_columns, jet::axis{1}); }), "(shape (5, 0), axis 1) has no value"));
   const jet::array<float> none(jet::shape{0});
   CHECK(contains(thrown<bad>([&] { (void)none.item(); }), "has 0 elements, not 1"));
+}
+
+TEST_CASE("an axis of extent 0 gives one result per row from one launch; no rows, no launch", "[cpu][reduce][plan]") {
+  jet::view<std::int32_t> rows(reinterpret_cast<std::int32_t*>(0x10000), jet::shape{4, 0});
+  for (int axis : {1, -1}) {
+    INFO("axis " << axis);
+    const auto l = jet::test::planned_reduction_of<reduction_id::sum>(expr(rows), axis);
+    CHECK(l.results == 4);
+    CHECK(l.n == 4);  // the kernel writes 4 results
+    CHECK(l.blocks >= 1);
+    REQUIRE(l.variant.rank == 2);
+    CHECK(l.extents[0] == 4);
+    CHECK(l.extents[1] == 0);  // the kernel's rows read nothing: each is the identity
+  }
+  for (int axis : {0, -2}) {
+    const auto l = jet::test::planned_reduction_of<reduction_id::sum>(expr(rows), axis);
+    CHECK(l.results == 0);
+    CHECK(l.blocks == 0);
+  }
+  // No rows to reduce, even for max, which has no value for an empty row.
+  jet::view<float> columns(reinterpret_cast<float*>(0x10000), jet::shape{0, 7});
+  CHECK(jet::test::planned_reduction_of<reduction_id::max>(expr(columns), 1).blocks == 0);
+  CHECK(jet::test::planned_reduction_of<reduction_id::sum>(expr(columns), 0).results == 7);
+  CHECK(jet::test::planned_reduction_of<reduction_id::prod>(expr(columns * 2.0f), 0).extents[1] == 0);
+  // Over every element of nothing: one block, which writes the identity.
+  CHECK(jet::test::planned_reduction_of<reduction_id::sum>(expr(rows), jet::detail::all_axes).blocks == 1);
+  // The generated kernel skips a row of no elements rather than unravel it (a division by 0).
+  const auto& d = desc_of<reduction_id::sum>(expr(rows));
+  const auto l = jet::test::planned_reduction_of<reduction_id::sum>(expr(rows), 1);
+  CHECK(jet::detail::generate_source(d, l.variant).find("if (row < n && length != 0)") != std::string::npos);
+  CHECK(compiles(d, l.variant));
+}
+
+TEST_CASE("axis reductions of random shapes plan one result per row, negative axes as positive", "[cpu][reduce][plan]") {
+  std::mt19937_64 engine(20240611);
+  for (int c = 0; c < 500; ++c) {
+    jet::shape s;
+    const int rank = 1 + static_cast<int>(engine() % 5);
+    for (int d = 0; d < rank; ++d) s.push_back(static_cast<std::int64_t>(engine() % (rank > 2 ? 13 : 71)));  // 0 too
+    jet::view<float> x(reinterpret_cast<float*>(0x10000), s);
+    const jet::view<float> v = c % 2 ? x.transpose() : x;
+    const int axis = static_cast<int>(engine() % rank);
+    const auto& d = desc_of<reduction_id::sum>(expr(v));
+    INFO("sum of shape " << v.shape().to_string() << " along axis " << axis);
+    const jet::shape kept = jet::detail::reduced_shape(d, &v.layout(), axis);
+    CHECK(jet::detail::reduced_shape(d, &v.layout(), axis - rank) == kept);  // counted from the end
+    REQUIRE(kept.rank() == rank - 1);
+    for (int k = 0, from = 0; k < kept.rank(); ++k, ++from) {
+      if (from == axis) ++from;
+      CHECK(kept[k] == v.shape()[from]);
+    }
+    const auto l = jet::test::planned_reduction_of<reduction_id::sum>(expr(v), axis);
+    CHECK(l.results == kept.size());
+    if (kept.size() > 1) {  // along the axis: rows then the axis
+      std::uint64_t rows = 1;
+      for (int k = 0; k + 1 < l.variant.rank; ++k) rows *= static_cast<std::uint64_t>(l.extents[k]);
+      CHECK(rows == kept.size());
+      CHECK(l.n == kept.size());
+      CHECK(l.extents[l.variant.rank - 1] == v.shape()[axis]);
+      const unsigned rows_per_block = l.variant.axis == reduce_axis::inner ? 256 / l.lanes : 32;
+      CHECK(l.blocks == (kept.size() + rows_per_block - 1) / rows_per_block);
+      const auto from_end = jet::test::planned_reduction_of<reduction_id::sum>(expr(v), axis - rank);
+      CHECK(from_end.results == l.results);
+      CHECK(from_end.variant == l.variant);
+    }
+  }
+}
+
+TEST_CASE("a launch has 1 to 2^31 - 1 blocks, or is refused", "[cpu][reduce][plan]") {
+  CHECK_THROWS_AS(jet::detail::grid_extent(0), jet::invalid_argument);
+  CHECK(jet::detail::grid_extent(1) == 1u);
+  CHECK(jet::detail::grid_extent(0x7fffffff) == 0x7fffffffu);
+  CHECK_THROWS_AS(jet::detail::grid_extent(0x80000000ull), jet::invalid_argument);
+  // 2^38 rows of 2: more than 2^31 - 1 blocks of 32 rows, refused before any launch.
+  jet::view<float> tall(reinterpret_cast<float*>(0x10000), jet::shape{std::int64_t{1} << 38, 2});
+  CHECK_THROWS_AS(jet::test::planned_reduction_of<reduction_id::sum>(expr(tall), 1), jet::invalid_argument);
+  CHECK(jet::test::planned_reduction_of<reduction_id::sum>(expr(tall), 0).blocks >= 1);
 }

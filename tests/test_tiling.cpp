@@ -3,14 +3,20 @@
 // sm_90 in element sizes 1 to 8.
 #include "support/catch.hpp"
 #include "support/planned.hpp"
+#include "support/random_layout.hpp"
 
 #include "codegen.hpp"
 #include "compiler.hpp"
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <numeric>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -180,4 +186,46 @@ TEST_CASE("counters and broadcast operands in a tiled kernel read their offsets 
   CHECK(p.variant.input_access[2] == access::gather);
   CHECK(count(p.source, "v2[p] = base_in2 + r * is2.s[0] + c * is2.s[1];") == 1);  // the counter: no load
   CHECK(compiles(p));
+}
+
+// The views of the GPU test "random permuted operands and outputs, tiled, ...": each has the case's
+// shape and lies inside its stored array, an output's elements are distinct, and the planner
+// takes every case (these views were once assigned, which copies elements, rather than made).
+TEST_CASE("the tiled GPU test's random views have their case's shape, inside their arrays", "[cpu][tiling]") {
+  std::mt19937_64 engine(20240611);
+  int tiled = 0;
+  const int trials = 3000;
+  for (int trial = 0; trial < trials; ++trial) {
+    const jet::test::tiled_case t = jet::test::make_tiled_case(engine);
+    INFO("trial " << trial << ": shape " << t.s.to_string() << ", a " << t.a.what << ", b " << t.b.what << ", c "
+                  << t.c.what << ", out " << t.out.what);
+    std::uintptr_t address = 0x100000;
+    auto view_of = [&](const jet::test::random_layout& l) {
+      const auto whole = fake<float>(l.stored, address);
+      address += 0x1000000;
+      const jet::view<float> v = l.of(whole);
+      REQUIRE(v.shape() == t.s);
+      // The elements it reaches, from its first, lie in the stored array.
+      std::int64_t lo = 0, hi = 0;
+      for (int d = 0; d < v.rank(); ++d) (v.stride(d) < 0 ? lo : hi) += (v.shape()[d] - 1) * v.stride(d);
+      const std::int64_t first = v.data() - whole.data();
+      CHECK(first + lo >= 0);
+      CHECK(first + hi < static_cast<std::int64_t>(l.stored.size()));
+      // Distinct: along the dimensions in order of stride, each steps past all the inner ones reach.
+      std::vector<int> dims(v.rank());
+      std::iota(dims.begin(), dims.end(), 0);
+      std::sort(dims.begin(), dims.end(), [&](int x, int y) { return std::abs(v.stride(x)) < std::abs(v.stride(y)); });
+      std::int64_t reach = 0;
+      for (int d : dims) {
+        if (v.shape()[d] == 1) continue;
+        CHECK(std::abs(v.stride(d)) > reach);
+        reach += (v.shape()[d] - 1) * std::abs(v.stride(d));
+      }
+      return v;
+    };
+    const auto a = view_of(t.a), b = view_of(t.b), c = view_of(t.c), out = view_of(t.out);
+    tiled += jet::test::planned_variant_of(out, a * b + c).tiled;  // no shape_error
+  }
+  INFO(tiled << " of " << trials << " trials tiled");
+  CHECK(tiled > trials / 5);  // as the GPU test expects
 }

@@ -1,4 +1,4 @@
-// The planner's choice for an assignment, for white-box tests (they see the core's src/ headers).
+// The planner's choice for an assignment or a reduction, for white-box tests (they see the core's src/ headers).
 #pragma once
 
 #include "plan.hpp"
@@ -12,6 +12,21 @@ template <class Out, class E> jet::detail::variant_key planned_variant_of(const 
   const jet::detail::bound_one<Out, E> b(e);
   void* outputs[] = {out.data()};
   return jet::detail::planned_variant(b.request(outputs, &out.layout()));
+}
+
+/// How reduce() would launch reduction R of e along `axis` (or all_axes) on a device of
+/// `multiprocessors` SMs (an H200 has 132).
+template <jet::detail::reduction_id R, class E>
+jet::detail::reduction_launch planned_reduction_of(const E& e, int axis, unsigned multiprocessors = 132) {
+  using kernel = jet::detail::reduction_kernel<R, E>;
+  jet::detail::leaves<kernel::element::input_count, kernel::element::scalar_count> values;
+  e.collect(values);
+  void* outputs[] = {nullptr};
+  const jet::detail::layout out = jet::detail::layout::contiguous(
+      jet::detail::reduced_shape(kernel::desc, values.layouts.data(), axis));
+  return jet::detail::planned_reduction(
+      {kernel::desc, kernel::slot, outputs, &out, values.input.data(), values.layouts.data(), values.scalar.data()}, axis,
+      multiprocessors);
 }
 
 }  // namespace jet::test
