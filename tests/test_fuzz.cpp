@@ -3,6 +3,7 @@
 // and each is made of jet's own words only), and the run-time host evaluation with its error bound.
 #include "support/catch.hpp"
 #include "support/host_evaluation.hpp"
+#include "support/nvrtc.hpp"
 #include "support/operands.hpp"
 #include "support/random_expression.hpp"
 #include "support/reference.hpp"
@@ -351,6 +352,70 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
   CHECK(std::isnan(nan.value));
   CHECK(nan.radius == 0);  // NaN under every perturbation: determined
   CHECK(binary(op_id::sub, dtype::float32, INFINITY, 1).radius == 0);
+}
+
+TEST_CASE("fuzz case 6666222191528794832: abs of int16 is wrapped before it widens, and no PTX abs.s16 computes it",
+          "[cpu][fuzz][compile]") {
+  // The GPU fuzzer's second run (tests/README.md): fused, abs(b) of b = -32768 (int16) was +32768
+  // in abs(b) + a (int32), flipping the comparison; the unfused steps store abs(b) as int16
+  // (-32768) and agreed with the host evaluation. NVVM had made the int16 abs PTX's abs.s16,
+  // which ptxas computes in a 32-bit register (sign-extend, IABS) and then takes for a
+  // sign-extended 16-bit value, with or without --fmad=false.
+  using jet::detail::op_id;
+  using jet::dtype;
+  const random_expression r = make_random_expression(6666222191528794832ull);
+  // The generator still makes the expression (tests/test_gpu_fuzz.cpp replays the seed).
+  CHECK(r.text().find("out = b < clamp(pow(b, a), -relu(abs(b) + a), exp(a));") != std::string::npos);
+  const jet::detail::kernel_desc d = r.desc();
+  // abs computes in int16 and its result converts to int32 for the add; the floating nodes are float64.
+  auto node_of = [&](op_id op) {
+    for (unsigned i = 0; i < d.node_count; ++i)
+      if (d.nodes[i].op == op) return d.nodes[i];
+    FAIL("no such node");
+    return jet::detail::node{};
+  };
+  CHECK(node_of(op_id::abs).type == dtype::int16);
+  CHECK(node_of(op_id::add).arg_type[0] == dtype::int32);
+  CHECK(node_of(op_id::pow).type == dtype::float64);
+  CHECK(node_of(op_id::clamp).type == dtype::float64);
+  CHECK(node_of(op_id::less).arg_type[0] == dtype::float64);
+
+  // The elements the GPU got wrong fused: b = -32768, so abs(b) + a = a - 32768, exactly; the
+  // host evaluation determines each (bound 0), and an evaluation in the nodes' own dtypes agrees.
+  const std::pair<std::size_t, long double> wrong_on_gpu[] = {{184, 0}, {2157, 1}, {2767, 1}, {3297, 1}};
+  std::vector<jet::test::bounded> scratch;
+  std::vector<long double> own;
+  for (const auto& [i, want] : wrong_on_gpu) {
+    auto input = [&](unsigned slot) {
+      const auto& o = r.operands[r.slot_operand[slot]];
+      return o.values[o.where.first + jet::test::offset_of(o.where.view, i, &r.shape)];
+    };
+    INFO("element " << i);
+    const jet::test::bounded ref = jet::test::evaluate_element(d, 0, input, r.scalar_values.data(), scratch);
+    CHECK(ref.value == want);
+    CHECK(ref.radius == 0);
+    CHECK(jet::test::evaluate_element_in_own_dtypes(d, 0, input, r.scalar_values.data(), own) == want);
+    for (unsigned k = 0; k < d.node_count; ++k)
+      if (d.nodes[k].op == op_id::abs) CHECK(scratch[k].value == -32768);
+  }
+
+  // The fused kernel compiles to PTX without abs.s16. The unfused abs step, which only stores the
+  // 16 bits, has it: where nothing widens it, NVVM still narrows abs into it (and the search finds it).
+  auto ptx_of = [](const jet::detail::kernel_desc& k) {
+    const jet::test::nvrtc_output out = jet::test::nvrtc_compile(jet::detail::generate_source(k, jet::detail::default_variant(k)));
+    INFO(out.log);
+    REQUIRE(out.compiled);
+    REQUIRE(out.ptx.find(".entry") != std::string::npos);
+    return out.ptx;
+  };
+  CHECK(ptx_of(d).find("abs.s16") == std::string::npos);
+  std::size_t abs_steps = 0;
+  for (const jet::test::unfused_step& step : jet::test::unfused_steps(d))
+    if (step.nodes.back().op == op_id::abs) {
+      ++abs_steps;
+      CHECK(ptx_of(step.desc()).find("abs.s16") != std::string::npos);
+    }
+  CHECK(abs_steps == 1);
 }
 
 TEST_CASE("the host evaluation converts as jet does: integers wrap, floating values saturate, NaN is 0",

@@ -47,6 +47,17 @@ template <class T> void check_integer_ops() {
   CHECK(differences("a / b", jet::array<T>(a / b).to_host(), want2(ops::div{})) == 0);
   CHECK(differences("-a", jet::array<T>(-a).to_host(), want1(ops::neg{})) == 0);
   CHECK(differences("abs(a)", jet::array<T>(jet::abs(a)).to_host(), want1(ops::abs{})) == 0);
+  // Fused into a wider type in the same kernel, each result wraps in T before it widens: the GPU
+  // fuzzer's case 6666222191528794832 (tests/README.md) widened abs of int16's lowest to +32768.
+  using wide = std::int64_t;
+  auto widened = [](auto want) { return [want](std::size_t i) { return static_cast<wide>(want(i)); }; };
+  CHECK(differences("cast<int64_t>(abs(a))", jet::array<wide>(jet::cast<wide>(jet::abs(a))).to_host(),
+                    widened(want1(ops::abs{}))) == 0);
+  CHECK(differences("cast<int64_t>(-a)", jet::array<wide>(jet::cast<wide>(-a)).to_host(), widened(want1(ops::neg{}))) == 0);
+  CHECK(differences("cast<int64_t>(a + b)", jet::array<wide>(jet::cast<wide>(a + b)).to_host(), widened(want2(ops::add{}))) == 0);
+  CHECK(differences("cast<int64_t>(a - b)", jet::array<wide>(jet::cast<wide>(a - b)).to_host(), widened(want2(ops::sub{}))) == 0);
+  CHECK(differences("cast<int64_t>(a * b)", jet::array<wide>(jet::cast<wide>(a * b)).to_host(), widened(want2(ops::mul{}))) == 0);
+  CHECK(differences("cast<int64_t>(a / b)", jet::array<wide>(jet::cast<wide>(a / b)).to_host(), widened(want2(ops::div{}))) == 0);
   // Fused: a quotient of a wrapped product is not simplified back to a.
   CHECK(differences("(a * b) / b", jet::array<T>((a * b) / b).to_host(), [&](std::size_t i) {
           return ops::div::reference(ops::mul::reference(ha[i], hb[i]), hb[i]);
@@ -84,6 +95,8 @@ template <class To, class From> void check_conversions() {
 }  // namespace
 
 TEST_CASE("integer ops wrap, x / 0 is 0 and lowest / -1 is lowest, on the GPU", "[gpu][semantics][sanitize]") {
+  check_integer_ops<std::int8_t>();
+  check_integer_ops<std::int16_t>();
   check_integer_ops<std::int32_t>();
   check_integer_ops<std::int64_t>();
 }

@@ -2,6 +2,7 @@
 // source compiles for sm_90 with its registers in registers, expressions encode to the expected
 // instruction lists, the ones it cannot express say why, and the jit policy parses.
 #include "support/catch.hpp"
+#include "support/nvrtc.hpp"
 #include "support/operands.hpp"
 
 #include "codegen.hpp"
@@ -9,8 +10,6 @@
 #include "interpreter.hpp"
 
 #include <jet/jet.hpp>
-
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -31,21 +30,10 @@ using jet::detail::op_id;
 // NVRTC's log for `source` compiled for sm_90 with jet's options and ptxas reporting its resource
 // use; the compile must succeed.
 std::string compile_verbose(const std::string& source) {
-  nvrtcProgram program = nullptr;
-  REQUIRE(nvrtcCreateProgram(&program, source.c_str(), "jet_interpreter.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS);
-  std::vector<std::string> options = jet::detail::compile_options(90);
-  options.push_back("--ptxas-options=-v");
-  std::vector<const char*> pointers;
-  for (const std::string& o : options) pointers.push_back(o.c_str());
-  const nvrtcResult result = nvrtcCompileProgram(program, static_cast<int>(pointers.size()), pointers.data());
-  std::size_t size = 0;
-  nvrtcGetProgramLogSize(program, &size);
-  std::string log(size, '\0');
-  nvrtcGetProgramLog(program, log.data());
-  nvrtcDestroyProgram(&program);
-  INFO(log);
-  REQUIRE(result == NVRTC_SUCCESS);
-  return log;
+  const jet::test::nvrtc_output out = jet::test::nvrtc_compile(source, {"--ptxas-options=-v"});
+  INFO(out.log);
+  REQUIRE(out.compiled);
+  return out.log;
 }
 
 template <class Out = float, class E> encoding encode(const E& e) {
