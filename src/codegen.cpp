@@ -915,36 +915,54 @@ bool interpreter_stores(const interpreter_family& f, dtype t) {
   return t == dtype::boolean || compute_type(t) == f.compute;
 }
 
+// The interpreter's kernel (interpreter.hpp says how it runs). Its cost, read from the sm_90 SASS
+// of the full-tile loop with nvcc 13.0 (float32 family, 8 elements per thread; SASS instructions
+// per interpreter instruction, dispatch included): an op with a scalar second operand 36-38 (add,
+// mul, max), with a register one 49, fma 75, exp 91; fetch 41, save 41; a load of two float32
+// inputs 75 (float16: 91); a store from the accumulator 83. The benchmark's chains of n ops (x + y,
+// then ops with a scalar) thus take (248 + 37 (n - 1)) / 8 instructions per element: 31 at n = 1,
+// 63 at n = 8, where the H200 (about 33 T a second) needs 0.5 ms for 2^28 elements and its memory
+// 0.75 ms. The dispatch (six byte loads of the instruction, then a binary search of the switch:
+// NVVM emits no jump tables) is about 25 of each; the rest is the op's 8 instructions and moves.
 std::string interpreter_source(const interpreter_family& f) {
-  const std::string value = value_type(f.compute), elements = number(f.elements);
+  const std::string value = value_type(f.compute);
   std::string src = "// jet interpreter, family " + std::string(f.name) + ": computes in " + value + "; operands in " +
                     join(dtype_count, [&](unsigned t) {
                       return interpreter_stores(f, dtype(t)) ? std::string(name(dtype(t))) + " " : std::string();
                     }) + "\n";
-  src += "template <class T, int N> struct alignas(sizeof(T) * N < 16 ? sizeof(T) * N : 16) jet_chunk { T v[N]; };\n";
+  src += "template <class T, unsigned N> struct alignas(sizeof(T) * N) jet_vector { T v[N]; };\n";
   for (const float16_format& h : float16_formats)
     if (compute_type(h.type) == f.compute) src += conversion_functions(h);
   src += op_helpers;
   for (std::size_t op = 0; op < std::size(spellings); ++op)
     if (interpretable_op(op_id(op), f) && op != static_cast<std::size_t>(op_id::cast)) src += op_function(spellings[op]);
   src += "typedef " + value + " jet_value;\n";
-  src += "constexpr unsigned threads = " + number(interpreter_threads) + ", elements = " + elements +
-         ", tile = threads * elements;\n";
+  const std::string constraint = f.compute == dtype::float32 ? "f" : f.compute == dtype::float64 ? "d"
+                                 : size_of(f.compute) == 4   ? "r"
+                                                             : "l";
+  src += "__device__ __forceinline__ jet_value jet_opaque(jet_value v) {\n  asm volatile(\"\" : \"+" + constraint +
+         "\"(v));\n  return v;\n}\n";
+  src += "constexpr unsigned threads = " + number(interpreter_threads) + ", elements = " + number(f.elements) +
+         ", group = " + number(f.group) + ", tile = threads * elements;\n";
+  src += "constexpr unsigned char scalar_operand = " + number(interpreter_scalar_operand) +
+         ", no_operand = " + number(interpreter_no_operand) + ";\n";
   src += "struct jet_instruction { unsigned char op, dst, a, b, c, type; };\n";
   src += "struct jet_program {\n  unsigned long long n;\n  const void* inputs[" + number(interpreter_inputs) +
          "];\n  void* outputs[" + number(interpreter_outputs) + "];\n  unsigned long long scalars[" +
          number(interpreter_scalars) + "];\n  unsigned count, aligned;\n  jet_instruction code[" +
          number(interpreter_code) + "];\n};\n";
 
-  // `on_register(k, statement)` runs the statement on register k, named @ in it.
-  auto on_register = [](const std::string& k, const std::string& statement) {
+  // `on_register(k, statement, otherwise)`: a switch over the warp-uniform register number k that
+  // runs the statement on register k, named @ in it (`otherwise` for any other k). Each register
+  // is an array only ever indexed by constants, so it stays in machine registers.
+  auto on_register = [](const std::string& k, const std::string& statement, const std::string& otherwise) {
     std::string s = "switch (" + k + ") {\n";
     for (unsigned r = 0; r < interpreter_registers; ++r) {
       std::string named = statement;
       for (std::size_t at; (at = named.find("@")) != std::string::npos;) named.replace(at, 1, "r" + number(r));
       s += "      case " + number(r) + ": " + named + "; break;\n";
     }
-    return s + "    }\n";
+    return s + "      default: " + otherwise + ";\n    }\n";
   };
   // Per stored dtype: its type in memory, a stored element as a value (a bool is 0 or 1) and a
   // value as stored, with the conversions the fused kernels use.
@@ -958,43 +976,53 @@ std::string interpreter_source(const interpreter_family& f) {
     src += "  static __device__ __forceinline__ type to(jet_value v) { return " +
            (stored_as_bits(d) ? rounded(d, "v") : "jet_convert<type>(v)") + "; }\n};\n";
     const std::string id = number(t);
-    load_cases += "      case " + id + ":  // loaded straight into the register: nothing waits for it before its use\n      " +
-                  on_register("in.dst", "jet_load<full, " + storage + ">(@, p.inputs[in.a], base, p.n)") + "      break;\n";
-    store_cases += "      case " + id + ": jet_store<full, " + storage + ">(s, p.outputs[in.dst], base, p.n); break;\n";
-    cast_cases += "          case " + id + ": for (unsigned j = 0; j < elements; ++j) t[j] = " + storage + "::from(" +
-                  storage + "::to(a[j])); break;\n";
+    load_cases += "        case " + id + ":\n          jet_load<full, " + storage + ">(t, p.inputs[in.a], base, p.n);\n          jet_load<full, " +
+                  storage + ">(u, p.inputs[in.b], base, p.n);\n          break;\n";
+    store_cases += "        case " + id + ": jet_store<full, " + storage + ">(t, p.outputs[in.dst], base, p.n); break;\n";
+    cast_cases += "          case " + id + ":\n#pragma unroll\n            for (unsigned j = 0; j < elements; ++j) acc[j] = " +
+                  storage + "::from(" + storage + "::to(acc[j]));\n            break;\n";
   }
-  src += R"cuda(// Element j of a thread: base + threadIdx.x * elements + j on a full tile (vector loads and
-// stores), base + j * threads + threadIdx.x otherwise (one element at a time, masked by n).
+  src += R"cuda(// A thread's element j of a tile starting at `base`: on a full tile of aligned operands, vector
+// j / group of the thread, where the block's threads read consecutive vectors (group elements of
+// the compute type: 16 bytes, less for a narrower stored type); otherwise base + j * threads +
+// threadIdx.x, one element at a time, masked by n. Every operand of a tile maps alike.
 template <bool full, class S> __device__ __forceinline__ void jet_load(jet_value (&d)[elements], const void* p,
                                                                      unsigned long long base, unsigned long long n) {
-  const typename S::type* s = static_cast<const typename S::type*>(p);
+  typedef typename S::type stored;
+  const stored* s = static_cast<const stored*>(p) + base;
   if (full) {
-    const jet_chunk<typename S::type, elements> v =
-        *reinterpret_cast<const jet_chunk<typename S::type, elements>*>(s + base + threadIdx.x * elements);
 #pragma unroll
-    for (unsigned j = 0; j < elements; ++j) d[j] = S::from(v.v[j]);
+    for (unsigned v = 0; v < elements / group; ++v) {
+      const jet_vector<stored, group> x =
+          *reinterpret_cast<const jet_vector<stored, group>*>(s + (v * threads + threadIdx.x) * group);
+#pragma unroll
+      for (unsigned j = 0; j < group; ++j) d[v * group + j] = S::from(x.v[j]);
+    }
   } else {
 #pragma unroll
     for (unsigned j = 0; j < elements; ++j) {
-      const unsigned long long i = base + j * threads + threadIdx.x;
-      d[j] = i < n ? S::from(s[i]) : jet_value(0);
+      const unsigned i = j * threads + threadIdx.x;
+      d[j] = i < n - base ? S::from(s[i]) : jet_value(0);
     }
   }
 }
-template <bool full, class S> __device__ __forceinline__ void jet_store(const jet_value (&v)[elements], void* p,
+template <bool full, class S> __device__ __forceinline__ void jet_store(const jet_value (&d)[elements], void* p,
                                                                       unsigned long long base, unsigned long long n) {
-  typename S::type* o = static_cast<typename S::type*>(p);
+  typedef typename S::type stored;
+  stored* o = static_cast<stored*>(p) + base;
   if (full) {
-    jet_chunk<typename S::type, elements> r;
 #pragma unroll
-    for (unsigned j = 0; j < elements; ++j) r.v[j] = S::to(v[j]);
-    *reinterpret_cast<jet_chunk<typename S::type, elements>*>(o + base + threadIdx.x * elements) = r;
+    for (unsigned v = 0; v < elements / group; ++v) {
+      jet_vector<stored, group> x;
+#pragma unroll
+      for (unsigned j = 0; j < group; ++j) x.v[j] = S::to(d[v * group + j]);
+      *reinterpret_cast<jet_vector<stored, group>*>(o + (v * threads + threadIdx.x) * group) = x;
+    }
   } else {
 #pragma unroll
     for (unsigned j = 0; j < elements; ++j) {
-      const unsigned long long i = base + j * threads + threadIdx.x;
-      if (i < n) o[i] = S::to(v[j]);
+      const unsigned i = j * threads + threadIdx.x;
+      if (i < n - base) o[i] = S::to(d[j]);
     }
   }
 }
@@ -1002,28 +1030,40 @@ template <class F> __device__ __forceinline__ void jet_copy(F& to, const jet_val
 #pragma unroll
   for (unsigned j = 0; j < elements; ++j) to[j] = from[j];
 }
-// Runs the program over one tile. Every thread of the grid runs the same instructions.
+// Runs the program over one tile. Every thread of the grid runs the same instructions, so each
+// switch below branches alike across a warp.
 template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {
 )cuda";
-  // The register file: separate arrays, each only ever indexed by constants, so that they stay in
-  // machine registers, reached through on_register.
-  src += "  jet_value " + join(interpreter_registers, [](unsigned k) { return "r" + number(k) + "[elements]"; }) + ";\n";
-  src += "  for (unsigned pc = 0; pc < p.count; ++pc) {\n    const jet_instruction in = p.code[pc];\n";
-  src += "    if (in.op == " + number(static_cast<unsigned>(op_id::input)) + ") {\n";
-  src += "      switch (in.type) {\n" + load_cases + "      }\n      continue;\n    }\n";
-  src += "    if (in.op == " + number(static_cast<unsigned>(op_id::scalar)) + ") {\n";
-  src += "      jet_value s[elements];\n#pragma unroll\n      for (unsigned j = 0; j < elements; ++j) s[j] = "
-         "*reinterpret_cast<const jet_value*>(&p.scalars[in.a]);\n";
-  src += "      " + on_register("in.dst", "jet_copy(@, s)") + "      continue;\n    }\n";
-  src += "    if (in.op == " + number(store_op) + ") {\n";
-  src += "      jet_value s[elements];\n      " + on_register("in.a", "jet_copy(s, @)");
-  src += "      switch (in.type) {\n" + store_cases + "      }\n      continue;\n    }\n";
-  src += "    jet_value a[elements], b[elements], c[elements], t[elements];\n";
-  src += "    " + on_register("in.a", "jet_copy(a, @)");
-  src += "    if (in.b != 255) " + on_register("in.b", "jet_copy(b, @)");
-  src += "    if (in.c != 255) " + on_register("in.c", "jet_copy(c, @)");
-  src += "    switch (in.op) {\n";
-  static constexpr std::string_view operand_names[] = {"a[j]", "b[j]", "c[j]"};
+  // Operand k into `to`: a register, or a scalar slot broadcast (`extra`: more cases first).
+  auto scalar = [](const std::string& k) {
+    return "*reinterpret_cast<const jet_value*>(&p.scalars[" + k + " - scalar_operand])";
+  };
+  auto read = [&](const std::string& k, const std::string& to, const std::string& extra = "") {
+    return on_register(k, "jet_copy(" + to + ", @)",
+                       extra + "{\n        const jet_value s = " + scalar(k) +
+                           ";\n#pragma unroll\n        for (unsigned j = 0; j < elements; ++j) " + to + "[j] = s;\n      }");
+  };
+  src += "  jet_value acc[elements], " +
+         join(interpreter_registers, [](unsigned k) { return "r" + number(k) + "[elements]"; }) + ";\n";
+  src += "#pragma unroll 1\n  for (unsigned pc = 0; pc < p.count; ++pc) {\n    const jet_instruction in = p.code[pc];\n";
+  src += "    jet_value b[elements], c[elements];\n    switch (in.op) {\n";
+  // Loads go through t and u (not straight into the registers: a vector load wants 4 consecutive
+  // machine registers, and ptxas, held to that for the registers themselves, copied them all at
+  // every instruction), two at a time so that two are in flight before the copies wait for them.
+  src += "      case " + number(static_cast<unsigned>(op_id::input)) + ": {\n      jet_value t[elements], u[elements];\n"
+         "      switch (in.type) {\n" + load_cases + "      }\n      " + on_register("in.dst", "jet_copy(@, t)", "break") +
+         "      " + on_register("in.c", "jet_copy(@, u)", "break") + "      break;\n    }\n";
+  src += "      case " + number(fetch_op) + ":\n      " + read("in.a", "acc") + "      break;\n";
+  src += "      case " + number(save_op) + ":\n      " + on_register("in.dst", "jet_copy(@, acc)", "break") + "      break;\n";
+  src += "      case " + number(store_op) + ": {\n      jet_value t[elements];\n      " +
+         read("in.a", "t", "if (in.a == " + number(interpreter_accumulator) + ") jet_copy(t, acc);\n        else ") +
+         "      switch (in.type) {\n" + store_cases + "      }\n      break;\n    }\n";
+  // Each op case reads the operands it has itself: a read guarded at run time ahead of the switch
+  // would leave b and c undefined on some paths, and ptxas then copies them around the loop.
+  src += "      default:\n      switch (in.op) {\n";
+  // The accumulator reaches each op through an empty volatile asm: otherwise the compiler hoists
+  // parts of sin's and cos's argument reduction above the dispatch, into every instruction.
+  static constexpr std::string_view operand_names[] = {"jet_opaque(acc[j])", "b[j]", "c[j]"};
   for (std::size_t op = 0; op < std::size(spellings); ++op) {
     if (!interpretable_op(op_id(op), f)) continue;
     const op_spelling& s = spellings[op];
@@ -1031,12 +1071,18 @@ template <bool full> __device__ __forceinline__ void jet_run(const jet_program& 
       src += "      case " + number(op) + ":  // cast\n        switch (in.type) {\n" + cast_cases + "        }\n        break;\n";
       continue;
     }
-    std::string call = "jet_" + std::string(s.tag) + "(";
-    for (int k = 0; k < s.arity; ++k) call += (k ? ", " : "") + std::string(operand_names[k]);
-    src += "      case " + number(op) + ":\n#pragma unroll\n        for (unsigned j = 0; j < elements; ++j) t[j] = jet_value(" +
-           call + "));\n        break;\n";
+    // One case with operands from registers, and for a binary op one with a scalar second operand.
+    for (int scalar_second = 0; scalar_second <= (s.arity == 2); ++scalar_second) {
+      std::string call = "jet_" + std::string(s.tag) + "(";
+      for (int k = 0; k < s.arity; ++k) call += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]);
+      src += "      case " + number(op + scalar_second * scalar_second_op) + ": {\n";
+      if (scalar_second) src += "        const jet_value s = " + scalar("in.b") + ";\n";
+      if (s.arity >= 2 && !scalar_second) src += "        " + read("in.b", "b");
+      if (s.arity == 3) src += "        " + read("in.c", "c");
+      src += "#pragma unroll\n        for (unsigned j = 0; j < elements; ++j) acc[j] = jet_value(" + call + "));\n        break;\n      }\n";
+    }
   }
-  src += "    }\n    " + on_register("in.dst", "jet_copy(@, t)") + "  }\n}\n\n";
+  src += "      }\n    }\n  }\n}\n\n";
   src += "extern \"C\" __global__ void __launch_bounds__(threads) " + std::string(interpreter_kernel_name) +
          "(const __grid_constant__ jet_program p) {\n"
          "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;\n"

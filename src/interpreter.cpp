@@ -60,44 +60,110 @@ bool convert_scalar(const scalar_value& v, dtype from, dtype to, dtype compute, 
   return converted;
 }
 
-// An instruction on virtual registers (one per value), before allocation.
+// An instruction on values (before allocation), as the encoding makes it for a register machine
+// (every op reads and writes values), then as the accumulator machine runs it.
 struct virtual_instruction {
   std::uint8_t op, type;
-  int dst = -1;                 // value defined, or the output index of a store
-  int args[3] = {-1, -1, -1};   // values read
-  std::uint8_t slot = 0;        // input or scalar slot
+  int dst = -1;                    // value defined, or the output index of a store
+  int args[3] = {-1, -1, -1};      // values read
+  std::uint8_t slot = 0;           // input slot
+  std::uint8_t from_accumulator = 0;  // bit k: args[k] is read from the accumulator
+  int second_dst = -1;             // a load of two inputs: the second's value and slot
+  std::uint8_t second_slot = 0;
 };
 
-constexpr std::uint8_t unused = 255;
+constexpr std::uint8_t unused = interpreter_no_operand;
 
-// Linear-scan allocation: a value's register is free after its last read. False when more than
-// interpreter_registers are live at once.
-bool allocate(const std::vector<virtual_instruction>& code, int values, program& out) {
-  std::vector<int> last_read(values, -1), reg(values, -1);
+// The accumulator machine's code for `code`: an op computes its first operand's value in the
+// accumulator in place (fetched there first unless it is there already); its result stays there
+// only (no register) when the next instruction but loads alone reads it, as its first operand;
+// otherwise it is saved to a register too. Two consecutive loads of one type become one.
+std::vector<virtual_instruction> accumulate(const std::vector<virtual_instruction>& code,
+                                            const std::vector<int>& scalar_slot) {
+  std::vector<int> reads(scalar_slot.size(), 0);
+  for (const virtual_instruction& v : code)
+    for (int a : v.args)
+      if (a >= 0) ++reads[a];
+  const auto input = static_cast<std::uint8_t>(op_id::input);
+  std::vector<virtual_instruction> out;
+  int held = -1;  // the value in the accumulator
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    virtual_instruction v = code[i];
+    if (v.op == input && i + 1 < code.size() && code[i + 1].op == input && code[i + 1].type == v.type) {
+      v.second_dst = code[i + 1].dst;  // two loads in flight at once
+      v.second_slot = code[++i].slot;
+    }
+    if (v.op == input || v.op == store_op) {
+      if (v.op == store_op && v.args[0] == held) v.from_accumulator = 1;
+      out.push_back(v);
+      continue;
+    }
+    if (v.args[0] != held) {
+      virtual_instruction fetch{fetch_op, 0};
+      fetch.args[0] = v.args[0];
+      out.push_back(fetch);
+    }
+    const int result = v.dst;
+    held = result;
+    v.dst = -1;
+    v.from_accumulator = 1;
+    if (v.args[1] >= 0 && v.args[2] < 0 && scalar_slot[v.args[1]] >= 0) v.op |= scalar_second_op;
+    out.push_back(v);
+    std::size_t next = i + 1;  // loads leave the accumulator alone
+    while (next < code.size() && code[next].op == input) ++next;
+    const bool next_reads_it_there = next < code.size() && code[next].args[0] == result;
+    if (reads[result] != 1 || !next_reads_it_there) {
+      virtual_instruction save{save_op, 0};
+      save.dst = result;
+      out.push_back(save);
+    }
+  }
+  return out;
+}
+
+// Linear-scan allocation of the accumulator machine's registers: a value's register (given by
+// its load or save) is free after its last read from it; a scalar value (scalar_slot[value] >= 0)
+// is read from its slot. False when more than interpreter_registers are live at once.
+bool allocate(const std::vector<virtual_instruction>& code, const std::vector<int>& scalar_slot, program& out) {
+  std::vector<int> last_read(scalar_slot.size(), -1), reg(scalar_slot.size(), -1);
+  auto in_register = [&](const virtual_instruction& v, int k) {
+    return v.args[k] >= 0 && !(v.from_accumulator >> k & 1) && scalar_slot[v.args[k]] < 0;
+  };
   for (std::size_t i = 0; i < code.size(); ++i)
-    for (int a : code[i].args)
-      if (a >= 0) last_read[a] = static_cast<int>(i);
+    for (int k = 0; k < 3; ++k)
+      if (in_register(code[i], k)) last_read[code[i].args[k]] = static_cast<int>(i);
   bool busy[interpreter_registers] = {};
   for (std::size_t i = 0; i < code.size(); ++i) {
     const virtual_instruction& v = code[i];
     instruction& in = out.code[i];
     in = {v.op, unused, unused, unused, unused, v.type};
     std::uint8_t* operands[] = {&in.a, &in.b, &in.c};
-    for (int k = 0; k < 3; ++k)
-      if (v.args[k] >= 0) *operands[k] = static_cast<std::uint8_t>(reg[v.args[k]]);
-    for (int a : v.args)
-      if (a >= 0 && last_read[a] == static_cast<int>(i)) busy[reg[a]] = false;  // read before dst is written
-    if (v.op == store_op) {
-      in.dst = static_cast<std::uint8_t>(v.dst);
-      continue;
+    for (int k = 0; k < 3; ++k) {
+      const int a = v.args[k];
+      if (a < 0) continue;
+      *operands[k] = static_cast<std::uint8_t>(v.from_accumulator >> k & 1 ? interpreter_accumulator
+                                               : scalar_slot[a] >= 0   ? interpreter_scalar_operand + scalar_slot[a]
+                                                                       : reg[a]);
+      if (in_register(v, k) && last_read[a] == static_cast<int>(i)) busy[reg[a]] = false;
     }
-    if (v.op == static_cast<std::uint8_t>(op_id::input) || v.op == static_cast<std::uint8_t>(op_id::scalar))
-      in.a = v.slot;
-    const auto free_register = std::find(busy, busy + interpreter_registers, false);
-    if (free_register == busy + interpreter_registers) return false;
-    *free_register = true;
-    reg[v.dst] = static_cast<int>(free_register - busy);
-    in.dst = static_cast<std::uint8_t>(reg[v.dst]);
+    if (v.op == store_op) in.dst = static_cast<std::uint8_t>(v.dst);
+    if (v.op != static_cast<std::uint8_t>(op_id::input) && v.op != save_op) continue;
+    auto assign = [&](int value) -> std::uint8_t {
+      const auto free_register = std::find(busy, busy + interpreter_registers, false);
+      if (free_register == busy + interpreter_registers) return unused;
+      *free_register = last_read[value] > static_cast<int>(i);  // a value never read again frees it at once
+      reg[value] = static_cast<int>(free_register - busy);
+      return static_cast<std::uint8_t>(reg[value]);
+    };
+    if ((in.dst = assign(v.dst)) == unused) return false;
+    if (v.op == save_op) continue;
+    // A load of one input loads it twice, into the same register: the kernel always loads two.
+    in.a = in.b = v.slot;
+    in.c = in.dst;
+    if (v.second_dst >= 0) {
+      in.b = v.second_slot;
+      if ((in.c = assign(v.second_dst)) == unused) return false;
+    }
   }
   out.count = static_cast<std::uint32_t>(code.size());
   return true;
@@ -157,10 +223,14 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
   e.output_count = d.out_count;
 
   // Values: one per input node (by distinct input) and op node; scalars and conversions are
-  // values made where they are read.
+  // values made where they are read (a scalar's in a scalar slot, not in a register).
   for (int loads_first = 1; loads_first >= 0; --loads_first) {
     std::vector<virtual_instruction> code;
-    int values = 0;
+    std::vector<int> scalar_slot;  // per value: its scalar slot, or -1
+    auto new_value = [&](int slot = -1) {
+      scalar_slot.push_back(slot);
+      return static_cast<int>(scalar_slot.size()) - 1;
+    };
     std::vector<int> value_of(d.node_count, -1), input_value(e.input_count, -1);
     unsigned scalar_slots = 0;
     std::string failure;
@@ -168,7 +238,7 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
       const unsigned in = distinct(d.nodes[node_index].arg[0]);
       if (input_value[in] < 0) {
         virtual_instruction v{static_cast<std::uint8_t>(op_id::input), static_cast<std::uint8_t>(d.nodes[node_index].type)};
-        v.dst = input_value[in] = values++;
+        v.dst = input_value[in] = new_value();
         v.slot = static_cast<std::uint8_t>(in);
         code.push_back(v);
       }
@@ -181,7 +251,6 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
     auto operand = [&](unsigned i, dtype want) -> int {
       const node& n = d.nodes[i];
       if (n.op == op_id::scalar) {
-        virtual_instruction v{static_cast<std::uint8_t>(op_id::scalar), 0};
         if (scalar_slots == interpreter_scalars) {
           failure = "more than " + std::to_string(interpreter_scalars) + " scalar operands";
           return -1;
@@ -196,16 +265,13 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
           return -1;
         }
         e.code.scalars[scalar_slots] = bits;
-        v.slot = static_cast<std::uint8_t>(scalar_slots++);
-        v.dst = values++;
-        code.push_back(v);
-        return v.dst;
+        return new_value(static_cast<int>(scalar_slots++));
       }
       const int held = n.op == op_id::input ? load(i) : value_of[i];
       if (want != dtype::boolean || n.type == dtype::boolean) return held;  // bool is held as 0 or 1
       virtual_instruction v{static_cast<std::uint8_t>(op_id::cast), static_cast<std::uint8_t>(dtype::boolean)};
       v.args[0] = held;
-      v.dst = values++;
+      v.dst = new_value();
       code.push_back(v);
       return v.dst;
     };
@@ -224,7 +290,7 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
       if (n.op == op_id::input || n.op == op_id::scalar) continue;
       virtual_instruction v{static_cast<std::uint8_t>(n.op), static_cast<std::uint8_t>(n.type)};
       for (int k = 0; k < n.arity; ++k) v.args[k] = operand(n.arg[k], n.arg_type[k]);
-      v.dst = value_of[i] = values++;
+      v.dst = value_of[i] = new_value();
       code.push_back(v);
       for (unsigned k = 0; loads_first && k < d.out_count; ++k)
         if (d.out_nodes[k] == i) store(k);
@@ -235,12 +301,13 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
       e.reason = failure;
       return e;
     }
-    if (code.size() > interpreter_code) {
-      e.reason = std::to_string(code.size()) + " instructions, more than the interpreter's " +
+    const std::vector<virtual_instruction> machine = accumulate(code, scalar_slot);
+    if (machine.size() > interpreter_code) {
+      e.reason = std::to_string(machine.size()) + " instructions, more than the interpreter's " +
                  std::to_string(interpreter_code);
       return e;
     }
-    if (allocate(code, values, e.code)) {
+    if (allocate(machine, scalar_slot, e.code)) {
       e.family = family;
       return e;
     }
@@ -332,16 +399,16 @@ void launch_interpreter(encoding& e, void* const* outputs, const void* const* in
   const interpreter_family& f = *e.family;
   program& p = e.code;
   p.n = n;
-  // Vector loads and stores of `elements` elements need each pointer aligned to their width (at
-  // most 16 bytes: wider ones are split).
+  // Vector loads and stores of `group` elements need each pointer aligned to their width.
   bool aligned = true;
   auto check_alignment = [&](const void* pointer, dtype t) {
-    const std::uintptr_t width = std::min<std::uintptr_t>(16, f.elements * size_of(t));
+    const std::uintptr_t width = f.group * size_of(t);
     aligned = aligned && reinterpret_cast<std::uintptr_t>(pointer) % width == 0;
   };
   for (unsigned i = 0; i < p.count; ++i) {
     const instruction& in = p.code[i];
-    if (in.op == static_cast<std::uint8_t>(op_id::input)) check_alignment(inputs[in.a], dtype(in.type));
+    if (in.op == static_cast<std::uint8_t>(op_id::input))
+      for (std::uint8_t slot : {in.a, in.b}) check_alignment(inputs[slot], dtype(in.type));
     if (in.op == store_op) check_alignment(outputs[in.dst], dtype(in.type));
   }
   std::copy(inputs, inputs + e.input_count, p.inputs);

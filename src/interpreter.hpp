@@ -3,12 +3,22 @@
 // that a never-seen expression runs at once while NVRTC compiles its fused kernel in the
 // background (the jit policy, README "First results without waiting for the compiler").
 //
-// Registers: `interpreter_registers` of them, each holding the thread's `elements` values, kept in
-// machine registers (the kernel reads and writes them through switches over constant indices: an
-// array indexed at run time would live in local memory; the CPU tests check that ptxas reports no
-// stack frame). Each thread covers `elements` consecutive elements with 16-byte vector loads on a
-// full tile of contiguous, aligned operands, and elements a block's width apart, one at a time,
-// on the last tile or when an operand is misaligned.
+// Its speed comes from doing little per instruction and amortizing that over many elements:
+// - an accumulator machine: every op computes in place in the accumulator from its first operand
+//   there, so a chain of ops (the common case) moves no data; only a value read again later is
+//   saved to a register, and an op's first operand not in the accumulator is fetched into it;
+// - values: the accumulator and `interpreter_registers` registers, each a vector of the thread's
+//   `elements` values (32 bytes of the compute type) held in machine registers: the kernel reaches
+//   the registers only through switches over the instruction's register numbers, whose cases name
+//   them (an array indexed at run time would live in local memory; the CPU tests check that ptxas
+//   reports no spill and no stack but sin's and cos's reduction of huge arguments);
+// - every thread runs the same instruction stream, so each switch is warp-uniform: an instruction
+//   costs its dispatch once per thread and `elements` unrolled operations;
+// - operands are registers or scalars read straight from the program (no instruction moves a
+//   scalar into a register); a binary op with a scalar second operand has its own case;
+// - on a full tile of aligned operands each thread reads and writes 16-byte vectors (`group`
+//   elements), the block's threads on consecutive vectors; on the last tile, or when an operand is
+//   misaligned, elements a block's width apart one at a time, masked by n.
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
@@ -29,12 +39,13 @@ struct interpreter_family {
   std::string_view name;
   dtype compute;
   unsigned elements;  // per thread and register: 32 bytes of the compute type
+  unsigned group;     // elements per vector load or store: 16 bytes of the compute type
 };
 inline constexpr interpreter_family interpreter_families[] = {
-    {"float32", dtype::float32, 4},  // float32, float16 and bfloat16 storage
-    {"float64", dtype::float64, 2},
-    {"int32", dtype::int32, 4},
-    {"int64", dtype::int64, 2},
+    {"float32", dtype::float32, 8, 4},  // float32, float16 and bfloat16 storage
+    {"float64", dtype::float64, 4, 2},
+    {"int32", dtype::int32, 8, 4},
+    {"int64", dtype::int64, 4, 2},
 };
 
 inline constexpr unsigned interpreter_threads = 128;
@@ -44,14 +55,27 @@ inline constexpr unsigned interpreter_outputs = max_outputs;
 inline constexpr unsigned interpreter_scalars = 32;
 inline constexpr unsigned interpreter_code = 256;
 
-/// One instruction. `op` is an op_id of the table (registers a, b, c in, dst out; a cast converts
-/// a to `type` and back), op_id::input (load input a, stored as `type`, into dst), op_id::scalar
-/// (scalar a, of the compute type, into dst), or store_op (register a into output dst, stored as
-/// `type`).
+/// One instruction. `op` is
+/// - an op_id of the table: the accumulator becomes the op of the accumulator and operands b, c (a
+///   cast converts it to `type` and back); op | scalar_second_op: a binary op whose b is a scalar;
+/// - op_id::input: load inputs a and b, stored as `type`, into registers dst and c: two loads in
+///   flight at once (one input: a == b and dst == c);
+/// - fetch_op: operand a into the accumulator; save_op: the accumulator into register dst;
+/// - store_op: operand a (or the accumulator) into output dst, stored as `type`.
+/// An operand is a register, interpreter_scalar_operand + k for scalar k (of the compute type), or
+/// interpreter_accumulator (a store's only); an unused one is interpreter_no_operand.
 struct instruction {
   std::uint8_t op, dst, a, b, c, type;
 };
-inline constexpr std::uint8_t store_op = 255;
+inline constexpr std::uint8_t fetch_op = 253, save_op = 254, store_op = 255;
+inline constexpr std::uint8_t scalar_second_op = 128;
+inline constexpr std::uint8_t interpreter_accumulator = interpreter_registers;
+inline constexpr std::uint8_t interpreter_scalar_operand = 128;
+inline constexpr std::uint8_t interpreter_no_operand = 255;
+static_assert(interpreter_accumulator < interpreter_scalar_operand &&
+              interpreter_scalar_operand + interpreter_scalars <= interpreter_no_operand);
+static_assert(static_cast<unsigned>(op_id::user) < scalar_second_op &&
+              static_cast<unsigned>(op_id::user) + scalar_second_op < fetch_op);
 
 /// The interpreter kernel's one parameter (byte for byte the jet_program of its source).
 struct program {
@@ -78,8 +102,8 @@ struct encoding {
 
 /// Encodes `d` for the interpreter: its family, the loads of its distinct inputs (input slot k is
 /// distinct input unique_of[k]; null: every slot its own), the ops in post-order with registers
-/// allocated by liveness, the scalars converted to the compute type as the fused kernel converts
-/// them, and the stores. `scalars` may be null (then scalar values are left 0). The loads come
+/// allocated by liveness, the scalar operands converted to the compute type as the fused kernel
+/// converts them, and the stores. `scalars` may be null (then scalar values are left 0). The loads come
 /// first, as in the fused kernels, when the registers allow, else each before its first use.
 encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of);
 

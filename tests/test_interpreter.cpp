@@ -5,14 +5,17 @@
 #include "support/nvrtc.hpp"
 #include "support/operands.hpp"
 
+#include "codegen.hpp"
 #include "compiler.hpp"
 #include "interpreter.hpp"
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -76,6 +79,12 @@ TEST_CASE("every family's interpreter compiles for sm_90, registers in registers
     const int stack = std::stoi(log.substr(digits, frame - digits));
     CHECK(stack == (f.compute == jet::dtype::float32 ? 32 : f.compute == jet::dtype::float64 ? 40 : 0));
     CHECK(log.find(" 0 bytes spill stores") != std::string::npos);
+    // The float32 interpreter (the bandwidth benchmark's) fits 4 blocks of 128 threads on an SM:
+    // with two 32-byte loads in flight per thread, about 32 KiB in flight per SM.
+    const std::size_t used = log.find("Used ");
+    REQUIRE(used != std::string::npos);
+    const int registers = std::stoi(log.substr(used + 5));
+    if (f.compute == jet::dtype::float32) CHECK(registers <= 128);
     // One case per op of the table the family has, generated from ops.def.
     std::size_t ops = 0;
     jet::ops::for_each_op([&](auto op) {
@@ -89,20 +98,26 @@ TEST_CASE("every family's interpreter compiles for sm_90, registers in registers
   }
 }
 
-TEST_CASE("relu(x + y) encodes as two loads, two ops and a store, registers reused", "[cpu][interpreter][encoding]") {
+TEST_CASE("relu(x + y) encodes as one load of both, a fetch, two ops in the accumulator and a store",
+          "[cpu][interpreter][encoding]") {
   auto x = jet::test::fake_view<float>(), y = jet::test::fake_view<float>();
   const encoding e = encode(jet::relu(x + y));
   REQUIRE(e.family);
   CHECK(e.family->name == "float32");
   CHECK(e.input_count == 2);
-  const int f32 = id(jet::dtype::float32);
+  const int f32 = id(jet::dtype::float32), acc = jet::detail::interpreter_accumulator;
   CHECK(listing(e) == std::vector<std::vector<int>>{
-                          {id(op_id::input), 0, 0, none, none, f32},
-                          {id(op_id::input), 1, 1, none, none, f32},
-                          {id(op_id::add), 0, 0, 1, none, f32},  // both loads free after the add reads them
-                          {id(op_id::relu), 0, 0, none, none, f32},
-                          {jet::detail::store_op, 0, 0, none, none, f32},
+                          {id(op_id::input), 0, 0, 1, 1, f32},  // x into r0, y into r1
+                          {jet::detail::fetch_op, none, 0, none, none, 0},
+                          {id(op_id::add), none, acc, 1, none, f32},
+                          {id(op_id::relu), none, acc, none, none, f32},  // the sum is read once, here: never saved
+                          {jet::detail::store_op, 0, acc, none, none, f32},
                       });
+  // One input alone loads twice into one register; a value read other than by the next op as its
+  // first operand is saved to a register.
+  CHECK(listing(encode(jet::exp(x)))[0] == std::vector<int>{id(op_id::input), 0, 0, 0, 0, f32});
+  const auto rows = listing(encode(x + x * y));
+  CHECK(std::count(rows.begin(), rows.end(), std::vector<int>{jet::detail::save_op, 1, none, none, none, 0}) == 1);
 }
 
 TEST_CASE("scalars are converted on the host as the fused kernel converts them", "[cpu][interpreter][encoding]") {
@@ -114,6 +129,12 @@ TEST_CASE("scalars are converted on the host as the fused kernel converts them",
   std::memcpy(&values[1], &e.code.scalars[1], sizeof(float));
   CHECK(values[0] == 3.0f);
   CHECK(values[1] == static_cast<float>(0.1));
+  // Both are read straight from their slots by the ops' scalar cases: no instruction moves them.
+  const int scalar0 = jet::detail::interpreter_scalar_operand;
+  CHECK(listing(e)[2] == std::vector<int>{id(op_id::mul) | jet::detail::scalar_second_op, none,
+                                          jet::detail::interpreter_accumulator, scalar0, none, id(jet::dtype::float32)});
+  CHECK(listing(e)[3][0] == (id(op_id::add) | jet::detail::scalar_second_op));
+  CHECK(listing(e)[3][3] == scalar0 + 1);
   auto d = jet::test::fake_view<double>();
   const encoding w = encode<double>(jet::where(d, d, -d));  // the condition as a bool: a cast to bool
   REQUIRE(w.family);
@@ -166,10 +187,13 @@ TEST_CASE("registers: loads first when they fit, else each before its first use,
        g = jet::test::fake_view<float>(8, 0x7000), h = jet::test::fake_view<float>(8, 0x8000);
   const encoding few = encode(x + a + b);
   REQUIRE(few.family);
-  CHECK(listing(few)[2][0] == id(op_id::input));  // all loads first
+  CHECK(listing(few)[1][0] == id(op_id::input));  // all loads first (x and a, then b)
+  CHECK(listing(few)[2][0] == jet::detail::fetch_op);
   const encoding many = encode(x + a + b + c + dd + e + f + g + h);
   REQUIRE(many.family);
-  CHECK(listing(many)[2][0] == id(op_id::add));  // loaded where read
+  CHECK(listing(many)[2][0] == id(op_id::add));
+  CHECK(listing(many)[3][0] == id(op_id::input));  // loaded where read, the sum kept in the accumulator
+  CHECK(listing(many)[4][0] == id(op_id::add));
   // Eight outputs and sixteen operands: too many to load first, and eight results held to the
   // end (they are stored after the last load) while the last one's operands are loaded.
   using namespace jet::detail;
@@ -200,4 +224,110 @@ TEST_CASE("JET_JIT and jet::set_jit_policy choose sync, async or interpret", "[c
   CHECK(jet::get_jit_policy() == jit_policy::interpret);
   jet::set_jit_policy(before);
   CHECK(jet::get_jit_policy() == before);
+}
+
+namespace {
+
+// The values the program `e` stores, run symbolically: every value is the text of its expression
+// (an input as in<k>, with k its distinct input; a scalar as s).
+std::vector<std::string> run_symbolically(const encoding& e) {
+  using namespace jet::detail;
+  std::string reg[interpreter_registers], acc;
+  std::vector<std::string> out(e.output_count);
+  auto operand = [&](int k) -> std::string {
+    if (k == interpreter_accumulator) return acc;
+    if (k >= interpreter_scalar_operand && k < interpreter_no_operand) return "s";
+    REQUIRE(k < static_cast<int>(interpreter_registers));
+    return reg[k];
+  };
+  for (unsigned i = 0; i < e.code.count; ++i) {
+    const instruction& in = e.code.code[i];
+    if (in.op == id(op_id::input)) {
+      reg[in.dst] = "in" + std::to_string(in.a);
+      reg[in.c] = "in" + std::to_string(in.b);
+    } else if (in.op == fetch_op) {
+      acc = operand(in.a);
+    } else if (in.op == save_op) {
+      reg[in.dst] = acc;
+    } else if (in.op == store_op) {
+      out.at(in.dst) = operand(in.a);
+    } else {
+      const op_id op = op_id(in.op & ~scalar_second_op);
+      std::string text = std::string(op_tag(op)) + "(" + acc;
+      if (in.op & scalar_second_op) text += ",s";
+      else if (in.b != interpreter_no_operand) text += "," + operand(in.b);
+      if (in.c != interpreter_no_operand) text += "," + operand(in.c);
+      acc = text + ")";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("random expressions run on the accumulator machine compute what they say",
+          "[cpu][interpreter][encoding]") {
+  // Float32 trees of unary, binary and ternary ops over four input slots (two distinct arrays)
+  // and scalars, with up to three outputs: the encoding, run symbolically, stores each output's
+  // expression. Checks the loads, fetches, saves, register reuse and scalar operands.
+  using jet::detail::node;
+  const op_id ops[] = {op_id::add, op_id::sub, op_id::mul, op_id::max, op_id::neg, op_id::exp, op_id::sin, op_id::fma};
+  const std::uint8_t unique_of[4] = {0, 1, 0, 1};
+  std::uint64_t state = 12345;
+  auto next = [&](unsigned bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<unsigned>((state >> 33) % bound);
+  };
+  int encoded = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<node> nodes;
+    std::vector<std::string> text;
+    const jet::dtype f32 = jet::dtype::float32;
+    std::function<std::uint16_t(int)> grow = [&](int depth) -> std::uint16_t {
+      node n;
+      n.type = f32;
+      const unsigned pick = depth == 0 ? next(3) : 3 + next(8);
+      std::string t;
+      if (pick < 3) {
+        n.op = pick == 2 ? op_id::scalar : op_id::input;
+        n.arg[0] = static_cast<std::uint16_t>(pick == 2 ? 0 : next(4));
+        t = pick == 2 ? "s" : "in" + std::to_string(unique_of[n.arg[0]]);
+      } else {
+        n.op = ops[pick - 3];
+        n.arity = n.op == op_id::fma ? 3 : n.op == op_id::neg || n.op == op_id::exp || n.op == op_id::sin ? 1 : 2;
+        t = std::string(jet::detail::op_tag(n.op)) + "(";
+        for (int k = 0; k < n.arity; ++k) {
+          n.arg_type[k] = f32;
+          n.arg[k] = grow(static_cast<int>(next(static_cast<unsigned>(depth))));
+          t += (k ? "," : "") + text[n.arg[k]];
+        }
+        t += ")";
+      }
+      nodes.push_back(n);
+      text.push_back(t);
+      return static_cast<std::uint16_t>(nodes.size() - 1);
+    };
+    const unsigned outputs = 1 + next(3);
+    std::vector<std::uint16_t> roots;
+    for (unsigned k = 0; k < outputs; ++k) roots.push_back(grow(1 + static_cast<int>(next(5))));
+    const jet::dtype input_types[4] = {f32, f32, f32, f32}, out_types[3] = {f32, f32, f32};
+    jet::detail::kernel_desc d{};
+    d.nodes = nodes.data();
+    d.node_count = static_cast<std::uint32_t>(nodes.size());
+    d.input_count = 4;
+    d.scalar_count = 1;
+    d.input_types = input_types;
+    d.out_count = outputs;
+    d.out_nodes = roots.data();
+    d.out_types = out_types;
+    const encoding e = jet::detail::encode_for_interpreter(d, nullptr, unique_of);
+    if (!e.family) {
+      CHECK(e.reason.find("registers") != std::string::npos);
+      continue;
+    }
+    ++encoded;
+    const std::vector<std::string> stored = run_symbolically(e);
+    for (unsigned k = 0; k < outputs; ++k) CHECK(stored[k] == text[roots[k]]);
+  }
+  CHECK(encoded > 400);
 }
