@@ -4,9 +4,14 @@
 
 #include <nvrtc.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,7 +47,76 @@ void require_supported(int arch) {
   throw invalid_argument("jet: NVRTC cannot compile for sm_" + std::to_string(arch) + "; it supports " + list);
 }
 
+// NVRTC's process-wide state is torn down at exit, by its own exit handlers: a compile still running
+// then on another thread (a background compile, the interpreter's) crashes inside NVRTC. So exit
+// first waits for the compiles in flight and lets no new one start. The wait runs in a thread_local
+// destructor of the main thread, which exit() runs before every exit handler, and, for an exit()
+// called on another thread, in an exit handler registered after NVRTC's first compile has registered
+// its own. An interpreter compile still running (seconds, once per machine) so also reaches the
+// disk cache for the next process.
+class compiles_in_flight {
+ public:
+  bool enter() {
+    std::lock_guard lock(mutex_);
+    if (exiting_) return false;
+    ++running_;
+    return true;
+  }
+  void leave() {
+    std::lock_guard lock(mutex_);
+    if (--running_ == 0) done_.notify_all();
+  }
+  void wait_at_exit() {
+    std::unique_lock lock(mutex_);
+    exiting_ = true;
+    done_.wait(lock, [&] { return running_ == 0; });
+  }
+  bool exiting() {
+    std::lock_guard lock(mutex_);
+    return exiting_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  int running_ = 0;
+  bool exiting_ = false;
+};
+
+compiles_in_flight& in_flight_compiles() {
+  static compiles_in_flight* c = new compiles_in_flight;  // never destroyed: exit handlers use it
+  return *c;
+}
+
+struct wait_for_compiles_at_thread_exit {
+  ~wait_for_compiles_at_thread_exit() { in_flight_compiles().wait_at_exit(); }
+};
+
+// One compile: counted in flight, refused once the process exits.
+class compile_scope {
+ public:
+  compile_scope() {
+    if (!in_flight_compiles().enter()) throw error("jet: not compiling: the process is exiting");
+  }
+  ~compile_scope() {
+    in_flight_compiles().leave();
+    static std::once_flag registered;
+    std::call_once(registered, [] { std::atexit([] { in_flight_compiles().wait_at_exit(); }); });
+  }
+  compile_scope(const compile_scope&) = delete;
+  compile_scope& operator=(const compile_scope&) = delete;
+};
+
 }  // namespace
+
+void wait_for_compiles_at_exit() {
+  if (gettid() == getpid()) {  // the main thread: its thread_local objects die first in exit()
+    thread_local wait_for_compiles_at_thread_exit waiter;
+    (void)waiter;
+  }
+}
+
+bool process_exiting() { return in_flight_compiles().exiting(); }
 
 std::vector<std::string> compile_options(int arch) {
   // No headers: the generated source is self-contained. --no-cache: jet caches kernels itself, and
@@ -60,6 +134,8 @@ std::string nvrtc_version() {
 
 cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression) {
   require_supported(arch);
+  wait_for_compiles_at_exit();
+  const compile_scope scope;
   const auto start = std::chrono::steady_clock::now();
   nvrtcProgram program = nullptr;
   check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "jet_kernel.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");

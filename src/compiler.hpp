@@ -22,4 +22,12 @@ std::string nvrtc_version();
 /// source with line numbers and `expression` (the C++ expression it came from).
 cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression);
 
+/// Makes the process, when it exits, wait first for the compiles still running and start no new
+/// one (NVRTC's state dies at exit). Called on each thread that starts a compile, before it starts
+/// one on another thread; cheap after the first call.
+void wait_for_compiles_at_exit();
+
+/// True once the process exits: a compile refused then is no error worth reporting.
+bool process_exiting();
+
 }  // namespace jet::detail

@@ -1,6 +1,7 @@
 #include "interpreter.hpp"
 
 #include "codegen.hpp"
+#include "compiler.hpp"
 #include "disk_cache.hpp"
 #include "driver.hpp"
 #include "kernel_cache.hpp"
@@ -387,6 +388,7 @@ bool interpreter_ready(const interpreter_family& f) {
   if (const std::optional<cached_cubin> stored = cached_on_disk(source, properties().arch, interpreter_description(f)))
     return l.load(*stored);
   const int arch = properties().arch;
+  wait_for_compiles_at_exit();
   l.compiling = std::async(std::launch::async, [source, arch, description = interpreter_description(f)] {
     return cached_compile(source, arch, description);
   });

@@ -1,6 +1,7 @@
 #include "kernel_cache.hpp"
 
 #include "codegen.hpp"
+#include "compiler.hpp"
 #include "disk_cache.hpp"
 #include "driver.hpp"
 
@@ -207,6 +208,7 @@ class background_compiler {
       // The interpreter keeps evaluating this expression; a synchronous evaluation of it compiles
       // again and throws the error to its caller.
       entry.failed.store(true, std::memory_order_release);
+      if (process_exiting()) return;
       stats_counters().background_failures.fetch_add(1, std::memory_order_relaxed);
       std::fprintf(stderr, "jet: warning: the background compile of `%s` failed; the interpreter keeps evaluating it: %s\n",
                    describe(entry.owned_desc()).c_str(), e.what());
@@ -241,7 +243,10 @@ CUfunction find_ready_kernel(const kernel_desc& desc, kernel_slot& slot, const v
     fill_slot(slot, variant, function);
     return function;
   }
-  if (!entry.queued.exchange(true)) background().submit(entry);
+  if (!entry.queued.exchange(true)) {
+    wait_for_compiles_at_exit();
+    background().submit(entry);
+  }
   return nullptr;
 }
 

@@ -1,9 +1,22 @@
-// Evaluates a dozen new expressions under the async policy and returns from main at once, while
-// their fused kernels are queued and compiling on background threads: the process must exit
-// cleanly (status 0, no crash, no hang). Exits 77 with no GPU.
+// A process that returns from main while NVRTC compiles on other threads must exit cleanly (status
+// 0, no crash, no hang): NVRTC's state is torn down at exit, so jet waits for the compiles in
+// flight first. Three ways to get there:
+//   (no argument)   a dozen new expressions under the async policy, their fused kernels queued and
+//                   compiling in the background (exits 77 with no GPU);
+//   --interpreter   the first expression of a process with no disk cache: the interpreter compiles
+//                   in the background while the fused kernel compiles on the main thread (77 with
+//                   no GPU);
+//   --nvrtc         no GPU needed: a detached thread compiles a large source while the main thread
+//                   compiles a small one and returns.
+#include "compiler.hpp"
+#include "interpreter.hpp"
+
 #include <jet/jet.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <string_view>
+#include <thread>
 
 namespace {
 
@@ -18,9 +31,7 @@ template <int... Ops> void evaluate_all(jet::array<float>& z, const jet::array<f
   ((z = chain<Ops + 1>(x)), ...);
 }
 
-}  // namespace
-
-int main() {
+int background_compiles() {
   if (!jet::device_available()) return 77;
   jet::array<float> x(1 << 16), z(1 << 16);
   x = jet::cast<float>(jet::counter_of(x.shape())) * 1e-4f;
@@ -32,4 +43,42 @@ int main() {
   std::printf("%llu interpreted launches; exiting with background compiles queued\n",
               static_cast<unsigned long long>(jet::stats().interpreted));
   return jet::stats().interpreted > 0 ? 0 : 1;
+}
+
+int interpreter_compiling() {
+  if (!jet::device_available()) return 77;
+  jet::set_jit_policy(jet::jit_policy::async);
+  jet::array<float> x(1000), z(1000);
+  x = jet::cast<float>(jet::counter_of(x.shape())) * 0.5f;
+  z = x * 2.f + 1.f;
+  const std::vector<float> host = z.to_host();
+  for (std::size_t i = 0; i < host.size(); ++i)
+    if (host[i] != static_cast<float>(i) + 1.f) {
+      std::printf("element %zu: got %g, want %g\n", i, host[i], static_cast<float>(i) + 1.f);
+      return 1;
+    }
+  std::printf("result right; exiting while the interpreter compiles\n");
+  return 0;
+}
+
+int nvrtc_compiling() {
+  const int arch = 90;
+  std::thread([arch] {
+    const auto& family = jet::detail::interpreter_families[0];
+    jet::detail::compile_to_cubin(jet::detail::interpreter_source(family), arch, "the interpreter");
+    std::printf("the background compile finished before exit\n");
+  }).detach();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the background compile is under way
+  jet::detail::compile_to_cubin("extern \"C\" __global__ void small() {}", arch, "a small kernel");
+  std::printf("exiting while a compile runs on another thread\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string_view mode = argc > 1 ? argv[1] : "";
+  if (mode == "--interpreter") return interpreter_compiling();
+  if (mode == "--nvrtc") return nvrtc_compiling();
+  return background_compiles();
 }
