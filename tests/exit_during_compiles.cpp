@@ -13,7 +13,10 @@
 
 #include <jet/jet.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <string_view>
 #include <thread>
@@ -61,16 +64,28 @@ int interpreter_compiling() {
   return 0;
 }
 
+// Set by the background thread once its compile returned; read by the exit handler that runs last.
+std::atomic<bool> background_compile_returned{false};
+
 int nvrtc_compiling() {
+  // Registered first, so it runs after jet's own exit handlers: by then the background compile must
+  // have returned (its thread sets the flag a moment after that; the 100 ms allowed for it is far
+  // less than the seconds the compile takes, so exiting without the wait cannot pass).
+  std::atexit([] {
+    for (int i = 0; i < 100 && !background_compile_returned; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (background_compile_returned) std::printf("the background compile finished before exit\n");
+    std::fflush(stdout);
+  });
   const int arch = 90;
   std::thread([arch] {
     const auto& family = jet::detail::interpreter_families[0];
     jet::detail::compile_to_cubin(jet::detail::interpreter_source(family), arch, "the interpreter");
-    std::printf("the background compile finished before exit\n");
+    background_compile_returned = true;
   }).detach();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the background compile is under way
   jet::detail::compile_to_cubin("extern \"C\" __global__ void small() {}", arch, "a small kernel");
   std::printf("exiting while a compile runs on another thread\n");
+  std::fflush(stdout);
   return 0;
 }
 
