@@ -924,6 +924,12 @@ bool interpreter_stores(const interpreter_family& f, dtype t) {
 // 63 at n = 8, where the H200 (about 33 T a second) needs 0.5 ms for 2^28 elements and its memory
 // 0.75 ms. The dispatch (six byte loads of the instruction, then a binary search of the switch:
 // NVVM emits no jump tables) is about 25 of each; the rest is the op's 8 instructions and moves.
+// A tile's prefetch (jet_prefetch) adds about 48 in the warps that prefetch and 28 in the others.
+// Yet the benchmark ran at 0.75 of the compiled kernel's bandwidth even at n = 1, where it needs
+// far fewer instructions than the memory's time allows: with 4 blocks an SM (128 registers) the
+// loads alone keep too few bytes in flight, hence the prefetch. Local memory (LDL/STL) is only in
+// sin's and cos's reduction of huge arguments, as in compiled kernels; byte and 16-bit loads
+// (LDG.E.S8, LDG.E.U16) only in the masked path's bool, float16 and bfloat16 loads.
 std::string interpreter_source(const interpreter_family& f) {
   const std::string value = value_type(f.compute);
   std::string src = "// jet interpreter, family " + std::string(f.name) + ": computes in " + value + "; operands in " +
