@@ -176,6 +176,23 @@ template <class F> std::string join(unsigned count, F f) {
   return s;
 }
 
+// `body` once for each value of `var` from 0 to count - 1, each copy a block in which `var` is that
+// constant: the loop that `#pragma unroll` would unroll, written out. NVVM then has no loop to
+// unroll and clean up after, which costs compile time and yields the same code.
+std::string unrolled(const std::string& var, unsigned count, const std::string& indent, const std::string& body) {
+  std::string s;
+  for (unsigned c = 0; c < count; ++c)
+    s += indent + "{\n" + indent + "  constexpr unsigned " + var + " = " + std::to_string(c) + ";\n" + body + indent + "}\n";
+  return s;
+}
+// The same for a one-statement body, a line per value.
+std::string unrolled_statement(const std::string& var, unsigned count, const std::string& indent, const std::string& statement) {
+  std::string s;
+  for (unsigned c = 0; c < count; ++c)
+    s += indent + "{ constexpr unsigned " + var + " = " + std::to_string(c) + "; " + statement + " }\n";
+  return s;
+}
+
 const char* access_name(access a) {
   constexpr const char* names[] = {"linear", "unit", "broadcast", "gather", "transposed"};
   return names[static_cast<int>(a)];
@@ -323,7 +340,8 @@ launch_grid grid_of(const variant_key& v, std::size_t n, const std::int64_t* ext
     return {(columns + shape.tile() - 1) / shape.tile(), shape.threads,
             static_cast<unsigned>(std::min<unsigned long long>(rows, max_grid_rows))};
   }
-  if (!v.tiled) return {(n + shape.tile() - 1) / shape.tile(), shape.threads};  // cdiv(n, BLOCK)
+  // A block per full tile, then a block per `threads` elements of the last tile, one each.
+  if (!v.tiled) return {n / shape.tile() + (n % shape.tile() + shape.threads - 1) / shape.threads, shape.threads};
   unsigned long long blocks = 1;
   for (int dim = 0; dim < v.rank; ++dim) {
     const auto extent = static_cast<unsigned long long>(extents[dim]);
@@ -446,31 +464,30 @@ struct kernel_parts {
   }
 
   // A full tile at `base`: every load of the thread in flight before the first use, into vK[ilp].
-  std::string tile_loads() const {
-    std::string src;
+  std::string tile_loads(const kernel_shape& shape) const {
+    std::string src, body;
     for (unsigned k = 0; k < inputs; ++k) src += "    " + vec_type(in_type(k)) + " v" + number(k) + "[ilp];\n";
-    src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
-    src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
-    src += unravel("      ");
+    body += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
+    body += unravel("      ");
     for (unsigned k = 0; k < inputs; ++k) {
       const std::string kk = number(k), vt = vec_type(in_type(k)), offset = "jet_offset(idx, is" + kk + ")";
       if (counter_input(k)) {  // the element indices themselves
         const std::string first = v.input_access[k] == access::linear ? "(long long)i" : offset;
         const std::string step = v.input_access[k] == access::broadcast ? "" : " + j";
-        src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = " + first + step + ";\n";
+        body += unrolled_statement("j", shape.vec, "      ", "v" + kk + "[k].v[j] = " + first + step + ";");
         continue;
       }
       switch (v.input_access[k]) {
-        case access::linear: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + i);\n"; break;
-        case access::unit: src += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + " + offset + ");\n"; break;
+        case access::linear: body += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + i);\n"; break;
+        case access::unit: body += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + " + offset + ");\n"; break;
         case access::broadcast:
-          src += "      { const " + in_type(k) + " b = in" + kk + "[" + offset + "];\n#pragma unroll\n" +
-                 "        for (unsigned j = 0; j < vec; ++j) v" + kk + "[k].v[j] = b; }\n";
+          body += "      {\n        const " + in_type(k) + " b = in" + kk + "[" + offset + "];\n" +
+                  unrolled_statement("j", shape.vec, "        ", "v" + kk + "[k].v[j] = b;") + "      }\n";
           break;
-        default: src += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
+        default: body += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
       }
     }
-    return src + "    }\n";
+    return src + unrolled("k", shape.ilp, "    ", body);
   }
   // jet_element's input arguments for element j of the k-th loaded vector.
   std::string tile_args() const {
@@ -760,7 +777,7 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
     src += "  const unsigned long long full = n / tile * tile;\n";
     src += "  for (unsigned long long base = (unsigned long long)blockIdx.x * tile; base < full;\n"
            "       base += (unsigned long long)gridDim.x * tile) {\n";
-    src += parts.tile_loads();
+    src += parts.tile_loads(shape);
     src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k)\n#pragma unroll\n      for (unsigned j = 0; j < vec; ++j)\n";
     src += accumulate("        ", "acc[k]", parts.tile_args());
     src += "  }\n";
@@ -870,30 +887,35 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
          ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
   if (parts.indexed) src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
-  src += "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;  // pid * BLOCK\n";
-  src += "  if (n - base >= tile) {\n";
+  // Blocks below n / tile take a full tile each; the others, after them, an element per thread.
+  // No loop: NVVM and ptxas compile a loop, even one that runs once, slower than straight code.
+  // The count fits in 32 bits, as a grid has fewer than 2^31 blocks (and the test is shorter).
+  src += "  const unsigned full = n / tile;  // the full tiles, one block each\n";
+  src += "  if (blockIdx.x < full) {\n";
   src += "    // a full tile: no mask; every load of the thread is in flight before the first use\n";
-  src += parts.tile_loads();
-  src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k) {\n";
-  src += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
-  if (outputs_strided) src += parts.unravel("      ");
-  for (unsigned k = 0; k < d.out_count; ++k) src += "      " + kernel_parts::vec_type(out_type(k)) + " r" + number(k) + ";\n";
-  src += "#pragma unroll\n      for (unsigned j = 0; j < vec; ++j)\n        jet_element(" +
-         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) + parts.tile_args() + ");\n";
+  src += "    const unsigned long long base = (unsigned long long)blockIdx.x * tile;  // pid * BLOCK\n";
+  src += parts.tile_loads(shape);
+  std::string body = "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
+  if (outputs_strided) body += parts.unravel("      ");
+  for (unsigned k = 0; k < d.out_count; ++k) body += "      " + kernel_parts::vec_type(out_type(k)) + " r" + number(k) + ";\n";
+  body += unrolled_statement("j", shape.vec, "      ", "jet_element(" + join(d.out_count, [](unsigned k) {
+                                return "r" + number(k) + ".v[j]";
+                              }) + parts.tile_args() + ");");
   for (unsigned k = 0; k < d.out_count; ++k) {
     const std::string kk = number(k), vt = kernel_parts::vec_type(out_type(k));
     switch (v.output_access[k]) {
-      case access::linear: src += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + i) = r" + kk + ";\n"; break;
+      case access::linear: body += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + i) = r" + kk + ";\n"; break;
       case access::unit:
-        src += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + jet_offset(idx, os" + kk + ")) = r" + kk + ";\n";
+        body += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + jet_offset(idx, os" + kk + ")) = r" + kk + ";\n";
         break;
-      default: src += "      out" + kk + "[jet_offset(idx, os" + kk + ")] = r" + kk + ".v[0];\n"; break;
+      default: body += "      out" + kk + "[jet_offset(idx, os" + kk + ")] = r" + kk + ".v[0];\n"; break;
     }
   }
-  src += "    }\n  } else {\n";
-  src += "    // the last tile: offsets = base + arange, mask = offsets < n\n";
-  src += "#pragma unroll 1  // one block runs it: unrolling would only cost compile time\n";
-  src += "    for (unsigned long long i = base + threadIdx.x; i < n; i += threads) {\n";
+  src += unrolled("k", shape.ilp, "    ", body);
+  src += "  } else {\n";
+  src += "    // the last tile, an element per thread: offsets = base + arange, mask = offsets < n\n";
+  src += "    const unsigned long long i = (unsigned long long)full * tile + (blockIdx.x - full) * threads + threadIdx.x;\n";
+  src += "    if (i < n) {\n";
   src += parts.unravel("      ");
   src += "      jet_element(" + join(d.out_count, [&](unsigned k) {
            const std::string kk = number(k);

@@ -16,10 +16,11 @@ inline constexpr const char* kernel_name = "jet_kernel";
 /// Raise this when the meaning of a generated kernel changes while its source text may not (how
 /// it is launched, what its parameters are): the disk cache's key holds it, so a cubin that an
 /// older jet stored is compiled again rather than launched the new way.
-inline constexpr int codegen_version = 2;
+inline constexpr int codegen_version = 3;
 
 /// How a kernel covers its elements: each block (a Triton "program") takes one tile of
 /// threads × ilp × vec elements; each thread keeps ilp vector loads of vec elements in flight.
+/// An elementwise kernel's last, partial tile takes a block per `threads` of its elements.
 /// A rows kernel's tile is a chunk of one row.
 struct kernel_shape {
   unsigned threads;

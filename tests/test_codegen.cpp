@@ -75,11 +75,32 @@ TEST_CASE("each distinct input is one parameter, loaded once", "[cpu][codegen]")
   CAPTURE(src);
   CHECK(jet::detail::distinct_inputs(d, v) == 2);
   CHECK(count(src, "const float* __restrict__ in") == 2);
-  CHECK(count(src, "v0[k] = ") == 1);
-  CHECK(count(src, "v1[k] = ") == 1);
+  const unsigned vectors = jet::detail::shape_of(v).ilp;  // each vector of the thread's tile, written out
+  CHECK(count(src, "v0[k] = ") == vectors);
+  CHECK(count(src, "v1[k] = ") == vectors);
   CHECK(src.find("v2[k]") == std::string::npos);
   CHECK(src.find("jet_mul(x0, x0)") != std::string::npos);
   CHECK(src.find("jet_mul(x1, x0)") != std::string::npos);
+}
+
+TEST_CASE("the last tile takes a block per `threads` elements, one each, and the kernel has no loop", "[cpu][codegen]") {
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8);
+  const auto& d = desc_of(jet::relu(x + y));
+  const jet::detail::variant_key v = jet::detail::default_variant(d);
+  const std::string src = jet::detail::generate_source(d, v);
+  CAPTURE(src);
+  CHECK(src.find("for (") == std::string::npos);  // unrolled in the source, and no loop over the tail
+  CHECK(src.find("if (i < n)") != std::string::npos);
+  const auto shape = jet::detail::shape_of(v);
+  const std::size_t tile = shape.tile(), threads = shape.threads;
+  CHECK(jet::detail::grid_of(v, 0, nullptr).blocks == 0);
+  CHECK(jet::detail::grid_of(v, 1, nullptr).blocks == 1);
+  CHECK(jet::detail::grid_of(v, 5 * tile, nullptr).blocks == 5);
+  CHECK(jet::detail::grid_of(v, 5 * tile + 1, nullptr).blocks == 6);
+  CHECK(jet::detail::grid_of(v, 5 * tile + threads, nullptr).blocks == 6);
+  CHECK(jet::detail::grid_of(v, 5 * tile + threads + 1, nullptr).blocks == 7);
+  CHECK(jet::detail::grid_of(v, 6 * tile - 1, nullptr).blocks == 5 + tile / threads);
+  CHECK(jet::detail::grid_of(v, 5 * tile, nullptr).threads == threads);
 }
 
 TEST_CASE("an output that aliases an input drops __restrict__", "[cpu][codegen]") {
