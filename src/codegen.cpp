@@ -946,6 +946,12 @@ bool interpreter_stores(const interpreter_family& f, dtype t) {
 // 63 at n = 8, where the H200 (about 33 T a second) needs 0.5 ms for 2^28 elements and its memory
 // 0.75 ms. The dispatch (six byte loads of the instruction, then a binary search of the switch:
 // NVVM emits no jump tables) is about 25 of each; the rest is the op's 8 instructions and moves.
+// A tile's prefetch (jet_prefetch) adds about 48 in the warps that prefetch and 28 in the others.
+// Yet the benchmark ran at 0.75 of the compiled kernel's bandwidth even at n = 1, where it needs
+// far fewer instructions than the memory's time allows: with 4 blocks an SM (128 registers) the
+// loads alone keep too few bytes in flight, hence the prefetch. Local memory (LDL/STL) is only in
+// sin's and cos's reduction of huge arguments, as in compiled kernels; byte and 16-bit loads
+// (LDG.E.S8, LDG.E.U16) only in the masked path's bool, float16 and bfloat16 loads.
 std::string interpreter_source(const interpreter_family& f) {
   const std::string value = value_type(f.compute);
   std::string src = "// jet interpreter, family " + std::string(f.name) + ": computes in " + value + "; operands in " +
@@ -966,12 +972,14 @@ std::string interpreter_source(const interpreter_family& f) {
          "\"(v));\n  return v;\n}\n";
   src += "constexpr unsigned threads = " + number(interpreter_threads) + ", elements = " + number(f.elements) +
          ", group = " + number(f.group) + ", tile = threads * elements;\n";
+  src += "constexpr unsigned inputs = " + number(interpreter_inputs) + ";\n";
   src += "constexpr unsigned char scalar_operand = " + number(interpreter_scalar_operand) +
          ", no_operand = " + number(interpreter_no_operand) + ";\n";
   src += "struct jet_instruction { unsigned char op, dst, a, b, c, type; };\n";
   src += "struct jet_program {\n  unsigned long long n;\n  const void* inputs[" + number(interpreter_inputs) +
          "];\n  void* outputs[" + number(interpreter_outputs) + "];\n  unsigned long long scalars[" +
-         number(interpreter_scalars) + "];\n  unsigned count, aligned;\n  jet_instruction code[" +
+         number(interpreter_scalars) + "];\n  unsigned count, aligned, prefetch_distance;\n  unsigned char input_size[" +
+         number(interpreter_inputs) + "];\n  jet_instruction code[" +
          number(interpreter_code) + "];\n};\n";
 
   // `on_register(k, statement, otherwise)`: a switch over the warp-uniform register number k that
@@ -1105,9 +1113,22 @@ template <bool full> __device__ __forceinline__ void jet_run(const jet_program& 
     }
   }
   src += "      }\n    }\n  }\n}\n\n";
+  src += R"cuda(// Asks L2 for the inputs of the tile at `later` (whole tiles only), which a block launched later
+// loads: 128-byte lines, one a lane; warp w takes inputs w, w + 4, ... A tile's input is at most
+// 4 KiB (tile elements of the compute type), 32 lines.
+__device__ __forceinline__ void jet_prefetch(const jet_program& p, unsigned long long later) {
+  if (later >= p.n || p.n - later < tile) return;
+  const unsigned lane = threadIdx.x % 32, line = 128;
+  for (unsigned k = threadIdx.x / 32; k < inputs && p.input_size[k]; k += threads / 32)
+    if (lane * line < tile * p.input_size[k])
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(static_cast<const char*>(p.inputs[k]) + later * p.input_size[k] + lane * line));
+}
+
+)cuda";
   src += "extern \"C\" __global__ void __launch_bounds__(threads) " + std::string(interpreter_kernel_name) +
          "(const __grid_constant__ jet_program p) {\n"
          "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;\n"
+         "  jet_prefetch(p, base + (unsigned long long)p.prefetch_distance * tile);\n"
          "  if (p.aligned && p.n - base >= tile) jet_run<true>(p, base);\n"
          "  else jet_run<false>(p, base);\n}\n";
   return src;

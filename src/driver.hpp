@@ -83,6 +83,11 @@ void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, vo
 CUstream current_stream_handle();
 bool is_capturing(CUstream s);
 
+/// jet's own streams: small blocks freed on one wait there for reuse until the stream ends
+/// (memory.cpp).
+void cache_small_blocks_on(CUstream s);
+void stop_caching_small_blocks_on(CUstream s);
+
 /// While alive, lets the calling thread make calls that a stream capture in the global or
 /// thread-local mode refuses as unsafe in general (loading a module, allocating outside the pool):
 /// jet makes them only where they are no stream operation, as the driver provides for libraries.

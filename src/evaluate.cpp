@@ -607,7 +607,8 @@ void evaluate(const evaluation& e) {
   // allocated and freed in order on the stream (capturable, no synchronization).
   struct temporary {
     void* p = nullptr;
-    ~temporary() { device_free(p); }
+    std::size_t bytes = 0;
+    ~temporary() { device_free(p, bytes); }
   } temporaries[max_outputs];
   void* outputs[max_outputs];
   layout layouts[max_outputs];
@@ -615,7 +616,8 @@ void evaluate(const evaluation& e) {
     outputs[k] = e.outputs[k];
     layouts[k] = e.output_layouts[k];
     if (p.output_needs_temporary[k]) {
-      outputs[k] = temporaries[k].p = device_alloc(s.size() * size_of(d.out_types[k]));
+      temporaries[k].bytes = s.size() * size_of(d.out_types[k]);
+      outputs[k] = temporaries[k].p = device_alloc(temporaries[k].bytes);
       layouts[k] = layout::contiguous(s);
     }
   }

@@ -18,7 +18,11 @@
 //   scalar into a register); a binary op with a scalar second operand has its own case;
 // - on a full tile of aligned operands each thread reads and writes 16-byte vectors (`group`
 //   elements), the block's threads on consecutive vectors; on the last tile, or when an operand is
-//   misaligned, elements a block's width apart one at a time, masked by n.
+//   misaligned, elements a block's width apart one at a time, masked by n;
+// - its registers allow few blocks on an SM (4 of float32's), whose own loads keep too few bytes in
+//   flight to reach the memory's bandwidth: each block first asks L2 for the inputs of the tile
+//   `prefetch_distance` tiles ahead (prefetches hold no registers), so that the block which later
+//   runs that tile finds them there.
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
@@ -83,14 +87,16 @@ struct program {
   const void* inputs[interpreter_inputs];
   void* outputs[interpreter_outputs];
   std::uint64_t scalars[interpreter_scalars];  // each scalar's value in the compute type, its bytes
-  std::uint32_t count;    // instructions
-  std::uint32_t aligned;  // every operand is aligned for the vector loads
+  std::uint32_t count;              // instructions
+  std::uint32_t aligned;            // every operand is aligned for the vector loads
+  std::uint32_t prefetch_distance;  // in tiles
+  std::uint8_t input_size[interpreter_inputs];  // bytes of an element of each input; 0 past the last
   instruction code[interpreter_code];
 };
 static_assert(sizeof(program) <= 4096, "jet: the interpreter's program must fit the 4 KiB of kernel parameters");
 // The device's jet_program has these members in this order: natural alignment, no padding.
 static_assert(offsetof(program, scalars) == 8 + 8 * (interpreter_inputs + interpreter_outputs) &&
-              offsetof(program, code) == offsetof(program, scalars) + 8 * interpreter_scalars + 8);
+              offsetof(program, code) == offsetof(program, scalars) + 8 * interpreter_scalars + 12 + interpreter_inputs);
 
 /// An expression as the interpreter runs it, or why it cannot.
 struct encoding {
@@ -118,7 +124,7 @@ bool interpreter_stores(const interpreter_family& f, dtype t);
 /// interpreter's launch loads it, or waits for it, itself.)
 bool interpreter_ready(const interpreter_family& f);
 
-/// Launches the interpreter on `e` (its pointers and n filled in here); JET_LOG=info logs it.
+/// Launches the interpreter on `e` (its pointers, n, alignment and prefetch filled in here); JET_LOG=info logs it.
 void launch_interpreter(encoding& e, void* const* outputs, const void* const* inputs, std::uint64_t n);
 
 /// The policy in force (JET_JIT at start-up, then jet::set_jit_policy).

@@ -89,12 +89,14 @@ stream::stream() : handle_(nullptr), owned_(true) {
   CUstream s = nullptr;
   check(driver().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   handle_ = s;
+  detail::cache_small_blocks_on(s);
 }
 
 stream::~stream() {
   if (!owned_ || !handle_) return;
-  try {
-    driver().cuStreamDestroy(as_stream(handle_));  // a failure here has nowhere to go
+  try {  // a failure here has nowhere to go
+    detail::stop_caching_small_blocks_on(as_stream(handle_));
+    driver().cuStreamDestroy(as_stream(handle_));
   } catch (const error&) {
   }
 }

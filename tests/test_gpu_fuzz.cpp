@@ -47,7 +47,7 @@ class device_memory {
   device_memory(device_memory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(o.bytes_) {}
   device_memory(const device_memory&) = delete;
   device_memory& operator=(const device_memory&) = delete;
-  ~device_memory() { jet::detail::device_free(p_); }
+  ~device_memory() { jet::detail::device_free(p_, bytes_); }
   void* data() const { return p_; }
   /// Element `index` of an array of elements of dtype t here.
   void* at(jet::dtype t, std::int64_t index) const { return static_cast<char*>(p_) + index * jet::size_of(t); }

@@ -42,7 +42,7 @@ struct device_bytes {
     jet::detail::copy_to_device(p, poison.data(), bytes);
   }
   device_bytes(const device_bytes&) = delete;
-  ~device_bytes() { jet::detail::device_free(p); }
+  ~device_bytes() { jet::detail::device_free(p, size ? size : 1); }
   std::vector<unsigned char> download() const {
     std::vector<unsigned char> b(size);
     jet::detail::copy_to_host(b.data(), p, size);

@@ -298,6 +298,43 @@ TEST_CASE("memory: freed memory is reused without growing the pool", "[gpu][memo
   for (std::size_t i = 0; i < hx.size(); ++i) REQUIRE(row[i] == hx[i] * 199.f);
 }
 
+TEST_CASE("memory: a small block freed on a stream is reused there, and one a graph made stays the graph's",
+          "[gpu][memory][graph]") {
+  jet::stream s;
+  jet::stream_guard on(s);
+  const std::vector<float> hx = random_vector<float>(5000, -1, 1, fresh_seed() + 14);
+  double reference = 0;
+  for (float v : hx) reference += v;
+  jet::array<float> x = jet::from_host(hx);
+  const void* freed = nullptr;
+  {
+    const jet::array<float> first = jet::sum(x);
+    freed = first.data();
+  }
+  const jet::array<float> second = jet::sum(x);
+  CHECK(std::fabs(second.item() - reference) <= 1e-5 * hx.size());
+  if (!jet::detail::properties().pool) return;  // cuMemFree'd memory: no promise about addresses
+  CHECK(second.data() == freed);  // jet's small-block cache, not the pool, gave it back
+
+  // A result allocated inside a capture is the graph's memory, freed outside it: small arrays
+  // made afterwards get other memory, and the graph's replays never overwrite them.
+  jet::array<float> captured;
+  const jet::graph g = jet::capture([&] { captured = jet::sum(x * 2.f); });
+  g.launch();
+  const void* graphs = captured.data();
+  captured = jet::array<float>();
+  std::vector<jet::array<float>> others;
+  for (int k = 0; k < 100; ++k) {
+    others.push_back(jet::from_host(std::vector<float>{float(k)}, jet::shape{}));
+    CHECK(others.back().data() != graphs);
+  }
+  jet::array<float> replayed;
+  const jet::graph h = jet::capture([&] { replayed = jet::sum(x * 3.f); });
+  h.launch();
+  CHECK(std::fabs(replayed.item() - 3 * reference) <= 3e-5 * hx.size());
+  for (int k = 0; k < 100; ++k) REQUIRE(others[k].item() == float(k));
+}
+
 #ifdef JET_HAS_DLPACK
 namespace {
 

@@ -169,7 +169,7 @@ template <class T> class array {
   }
   array(const array&) = delete;             // copies are explicit: clone()
   array& operator=(const array&) = delete;  // copies are explicit: a = b.clone()
-  ~array() { detail::device_free(data_); }
+  ~array() { detail::device_free(data_, shape_.size() * sizeof(T)); }
 
   /// Evaluates e into this array; when e has another shape the array is reallocated, as
   /// std::vector's assignment would. `x = x + y` reads and writes x in place.

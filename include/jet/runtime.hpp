@@ -188,7 +188,7 @@ std::string expression_text(const kernel_desc& desc);
 compiled_kernel compile_for(const kernel_desc& desc, arch target);
 
 void* device_alloc(std::size_t bytes);
-void device_free(void* p) noexcept;
+void device_free(void* p, std::size_t bytes) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);
