@@ -526,14 +526,15 @@ void interpreter_first_results() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, jet_only = false;
+  bool quick = false, jet_only = false, interpreter_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--jet-only")) jet_only = true;
+    else if (!std::strcmp(argv[i], "--interpreter-bandwidth")) interpreter_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc) tag = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--tag TAG]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--tag TAG]\n", argv[0]);
       return 2;
     }
   }
@@ -546,6 +547,7 @@ int main(int argc, char** argv) {
   std::printf("# jet_bench on %s (sm_%d, %d SMs)\n", d.name.c_str(), d.arch.value, d.multiprocessors);
   // Every measurement but the interpreter's is of compiled kernels, compiled when first used.
   jet::set_jit_policy(jet::jit_policy::sync);
+  if (interpreter_only) return interpreter_bandwidth(), 0;  // e.g. under JET_INTERPRETER_ELEMENTS
   if (!jet_only) {
     interpreter_first_results();
     interpreter_bandwidth();

@@ -952,6 +952,19 @@ bool interpreter_stores(const interpreter_family& f, dtype t) {
 // loads alone keep too few bytes in flight, hence the prefetch. Local memory (LDL/STL) is only in
 // sin's and cos's reduction of huge arguments, as in compiled kernels; byte and 16-bit loads
 // (LDG.E.S8, LDG.E.U16) only in the masked path's bool, float16 and bfloat16 loads.
+unsigned interpreter_elements(const interpreter_family& f) {
+  static const unsigned requested = [] {
+    const char* env = std::getenv("JET_INTERPRETER_ELEMENTS");
+    unsigned n = 0;
+    if (env && (std::sscanf(env, "%u", &n) != 1 || n == 0 || n > 16)) {
+      std::fprintf(stderr, "jet: ignoring JET_INTERPRETER_ELEMENTS=%s (want 1 to 16)\n", env);
+      n = 0;
+    }
+    return n;
+  }();
+  return requested && requested % f.group == 0 ? requested : f.elements;
+}
+
 std::string interpreter_source(const interpreter_family& f) {
   const std::string value = value_type(f.compute);
   std::string src = "// jet interpreter, family " + std::string(f.name) + ": computes in " + value + "; operands in " +
@@ -970,7 +983,7 @@ std::string interpreter_source(const interpreter_family& f) {
                                                              : "l";
   src += "__device__ __forceinline__ jet_value jet_opaque(jet_value v) {\n  asm volatile(\"\" : \"+" + constraint +
          "\"(v));\n  return v;\n}\n";
-  src += "constexpr unsigned threads = " + number(interpreter_threads) + ", elements = " + number(f.elements) +
+  src += "constexpr unsigned threads = " + number(interpreter_threads) + ", elements = " + number(interpreter_elements(f)) +
          ", group = " + number(f.group) + ", tile = threads * elements;\n";
   src += "constexpr unsigned inputs = " + number(interpreter_inputs) + ";\n";
   src += "constexpr unsigned char scalar_operand = " + number(interpreter_scalar_operand) +

@@ -422,7 +422,7 @@ void launch_interpreter(encoding& e, void* const* outputs, const void* const* in
   // A block prefetches one wave of blocks ahead (about 4 on an SM), so that the prefetch has a
   // block's whole run to arrive; but at most 16 MiB of inputs, which L2 (50 MB on an H100 or H200)
   // keeps until they are read.
-  const std::uint64_t tile = std::uint64_t{interpreter_threads} * f.elements;
+  const std::uint64_t tile = std::uint64_t{interpreter_threads} * interpreter_elements(f);
   std::uint64_t tile_bytes = 0;
   for (unsigned k = 0; k < e.input_count; ++k) tile_bytes += tile * p.input_size[k];
   const std::uint64_t wave = 4 * static_cast<std::uint64_t>(properties().multiprocessors);

@@ -135,6 +135,12 @@ void log_info(const std::string& message);
 
 /// The interpreter kernel's source for one family, generated from the op table.
 std::string interpreter_source(const interpreter_family& f);
+
+/// The elements per thread and register family f's kernel is built and launched with: f.elements,
+/// or JET_INTERPRETER_ELEMENTS where that is a multiple of f.group up to 16: a tuning knob for
+/// benchmark runs, read once. Fewer elements hold fewer registers (float32 on sm_90: 68 at 4
+/// against 128 at 8), so more warps per multiprocessor, for more dispatch per element.
+unsigned interpreter_elements(const interpreter_family& f);
 inline constexpr const char* interpreter_kernel_name = "jet_interpret";
 
 /// How evaluations get their kernels: JET_JIT=sync|async|interpret, or jet::set_jit_policy.
