@@ -1,0 +1,77 @@
+// jet's host path on a machine without a GPU: evaluation, the kernel cache, launches, memory and
+// streams run against tests/support/null_driver.cpp (as JET_CUDA_DRIVER), which runs no kernel but
+// counts launches and the pool's allocations. What the kernels compute is the GPU tests' business.
+#include "support/catch.hpp"
+#include "support/null_driver.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+// The null driver's counts, once jet has loaded it (each test case runs in a process of its own).
+const jet::test::null_driver_counts& counts() {
+  ::setenv("JET_CUDA_DRIVER", JET_NULL_DRIVER, /*overwrite=*/1);
+  REQUIRE(jet::device_available());  // loads the driver JET_CUDA_DRIVER names
+  const jet::test::null_driver_counts* c = jet::test::null_driver();
+  REQUIRE(c != nullptr);
+  return *c;
+}
+
+}  // namespace
+
+TEST_CASE("host path: a repeat evaluation is one launch on the planned grid and allocates nothing", "[cpu][host]") {
+  const jet::test::null_driver_counts& c = counts();
+  CHECK(jet::current_device().name == "null device");
+  jet::array<float> x(1025), y(1025), z(1025);
+  z = x + y;  // compiles (NVRTC, for the null device's sm_90)
+  const jet::test::null_driver_counts before = c;
+  z = x + y;
+  CHECK(c.launches - before.launches == 1);
+  CHECK(c.pool_allocations == before.pool_allocations);
+  // float32 x + y: tiles of 128 threads x 2 x 4 elements; 1025 = one full tile and one element,
+  // which takes a block of its own.
+  CHECK(c.block_x == 128);
+  CHECK(c.grid_x == 2);
+  CHECK(c.grid_y == 1);
+}
+
+TEST_CASE("host path: a reduction's result comes back from jet's small blocks, not the pool", "[cpu][host][memory]") {
+  const jet::test::null_driver_counts& c = counts();
+  jet::array<float> x(5000);
+  const void* freed = nullptr;
+  {
+    const jet::array<float> first = jet::sum(x);
+    freed = first.data();
+  }
+  const jet::test::null_driver_counts before = c;
+  const jet::array<float> second = jet::sum(x);
+  CHECK(second.data() == freed);
+  CHECK(c.pool_allocations == before.pool_allocations);
+  CHECK(c.pool_frees == before.pool_frees);
+  CHECK(c.launches - before.launches == 1);
+}
+
+TEST_CASE("host path: a result made in a capture is the graph's, and a stream's small blocks go back with it",
+          "[cpu][host][memory][graph]") {
+  const jet::test::null_driver_counts& c = counts();
+  jet::array<float> x(5000);
+  jet::test::null_driver_counts before_free{};
+  {
+    jet::stream s;
+    jet::stream_guard on(s);
+    jet::array<float> captured;
+    const jet::test::null_driver_counts before_capture = c;
+    const jet::graph g = jet::capture([&] { captured = jet::sum(x); });
+    CHECK(c.pool_allocations - before_capture.pool_allocations == 1);  // the graph's own allocation
+    before_free = c;
+    captured = jet::array<float>();
+    CHECK(c.pool_frees - before_free.pool_frees == 1);  // given back, not kept for reuse
+    { const jet::array<float> small(jet::shape{}); }  // a block of jet's own, kept on s when freed
+    CHECK(c.pool_allocations - before_free.pool_allocations == 1);
+    CHECK(c.pool_frees - before_free.pool_frees == 1);
+  }
+  CHECK(c.pool_frees - before_free.pool_frees == 2);  // the stream is gone, and so is the block it kept
+}
