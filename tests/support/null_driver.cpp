@@ -6,6 +6,8 @@
 // GPU tests' business.
 #include "null_driver.hpp"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -57,8 +59,20 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   null_driver_record.block_x = bx;
   OK;
 }
-CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) { *p = reinterpret_cast<CUdeviceptr>(std::malloc(bytes)); OK; }
-CUresult cuMemFree_v2(CUdeviceptr p) { std::free(reinterpret_cast<void*>(p)); OK; }
+// cuMemAlloc's memory is mapped, not malloc'd: jet keeps some for the whole process on purpose (a
+// reduction's workspace, which graphs may hold on to), and LeakSanitizer is to judge host memory.
+CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
+  void* mapped = mmap(nullptr, bytes + sizeof(size_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  *static_cast<size_t*>(mapped) = bytes;
+  *p = reinterpret_cast<CUdeviceptr>(static_cast<char*>(mapped) + sizeof(size_t));
+  OK;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  char* mapped = reinterpret_cast<char*>(p) - sizeof(size_t);
+  munmap(mapped, *reinterpret_cast<size_t*>(mapped) + sizeof(size_t));
+  OK;
+}
 CUresult cuEventCreate(CUevent* e, unsigned flags) { *e = reinterpret_cast<CUevent>(new char); OK; }
 CUresult cuEventRecord(CUevent e, CUstream s) { OK; }
 CUresult cuEventSynchronize(CUevent e) { OK; }
