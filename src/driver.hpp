@@ -88,6 +88,10 @@ bool is_capturing(CUstream s);
 void cache_small_blocks_on(CUstream s);
 void stop_caching_small_blocks_on(CUstream s);
 
+/// A jet::stream ends: its reductions' workspace goes to the next stream that needs one
+/// (evaluate.cpp).
+void reduction_stream_ends(CUstream s);
+
 /// While alive, lets the calling thread make calls that a stream capture in the global or
 /// thread-local mode refuses as unsafe in general (loading a module, allocating outside the pool):
 /// jet makes them only where they are no stream operation, as the driver provides for libraries.

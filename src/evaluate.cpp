@@ -422,11 +422,14 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
 // is at most 8 bytes) and the ticket counter that tells the last block to finish (the kernel
 // leaves it at 0). A stream's launches run one after another, so they share it; launches on
 // different streams may run at once, so they do not. It is allocated outside the pool and zeroed
-// on a stream of its own: valid on every stream at once and never freed, even when the first
-// reduction on a stream is being captured into a graph.
+// on a stream of its own: valid on every stream at once, even when the first reduction on a stream
+// is being captured into a graph. When a jet::stream ends, its workspace goes to the next stream
+// that needs one, which first waits for the ended stream's work; but one that a graph captured is
+// kept for good, since the graph may still run.
 struct workspace {
   void* partials;
   void* ticket;
+  bool in_graph = false;
 };
 unsigned max_reduction_blocks() { return static_cast<unsigned>(properties().multiprocessors) * reduction_blocks_per_sm; }
 workspace make_workspace() {
@@ -448,14 +451,49 @@ workspace make_workspace() {
   check(api.cuStreamSynchronize(zeroing), "cuStreamSynchronize");
   return {reinterpret_cast<void*>(p), reinterpret_cast<void*>(p + partial_bytes)};
 }
-workspace reduction_workspace() {
-  static std::mutex guard;
-  static std::unordered_map<CUstream, workspace> by_stream;
-  const CUstream s = current_stream_handle();
-  std::lock_guard lock(guard);
-  const auto found = by_stream.find(s);
-  return found != by_stream.end() ? found->second : by_stream.emplace(s, make_workspace()).first->second;
-}
+class workspaces {
+ public:
+  static workspaces& instance() {
+    static workspaces* w = new workspaces;  // never destroyed: streams also end during exit
+    return *w;
+  }
+  workspace for_stream(CUstream s) {
+    std::lock_guard lock(mutex_);
+    const bool capturing = is_capturing(s);
+    auto found = by_stream_.find(s);
+    if (found == by_stream_.end()) found = by_stream_.emplace(s, capturing || spare_.empty() ? make_workspace() : reuse(s)).first;
+    found->second.in_graph |= capturing;
+    return found->second;
+  }
+  void stream_ends(CUstream s) {
+    std::lock_guard lock(mutex_);
+    const auto found = by_stream_.find(s);
+    if (found == by_stream_.end()) return;
+    const driver_api& api = driver();
+    CUevent ended = nullptr;
+    if (!found->second.in_graph && api.cuEventCreate(&ended, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
+      if (api.cuEventRecord(ended, s) == CUDA_SUCCESS) spare_.push_back({found->second, ended});
+      else api.cuEventDestroy(ended);
+    }
+    by_stream_.erase(found);
+  }
+
+ private:
+  struct ended_stream_workspace {
+    workspace w;
+    CUevent ended;  // recorded on its stream as the stream ended
+  };
+  workspace reuse(CUstream s) {
+    const ended_stream_workspace spare = spare_.back();
+    spare_.pop_back();
+    check(driver().cuStreamWaitEvent(s, spare.ended, 0), "cuStreamWaitEvent");
+    driver().cuEventDestroy(spare.ended);
+    return spare.w;
+  }
+  std::mutex mutex_;
+  std::unordered_map<CUstream, workspace> by_stream_;
+  std::vector<ended_stream_workspace> spare_;
+};
 
 // The plan of a reduction along `axis` of s into `results` results, `axis` of extent at least 1
 // or 0: the index space is s with that axis moved last (extent `length`), and one result per row.
@@ -549,6 +587,8 @@ reduction_plan plan_reduction(const evaluation& e, int axis, unsigned multiproce
 
 }  // namespace
 
+void reduction_stream_ends(CUstream s) { workspaces::instance().stream_ends(s); }
+
 jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, int axis) {
   const jet::shape s = broadcast_shape(desc, inputs);
   const int dim = axis == all_axes ? all_axes : axis < 0 ? axis + s.rank() : axis;
@@ -577,7 +617,7 @@ void reduce(const evaluation& e, int axis) {
   workspace w{};
   unsigned lanes = r.lanes;
   if (r.p.variant.axis == reduce_axis::all) {
-    w = reduction_workspace();
+    w = workspaces::instance().for_stream(current_stream_handle());
     a.params[a.count++] = &w.partials;
     a.params[a.count++] = &w.ticket;
   } else if (r.p.variant.axis == reduce_axis::inner) {

@@ -96,6 +96,7 @@ stream::~stream() {
   if (!owned_ || !handle_) return;
   try {  // a failure here has nowhere to go
     detail::stop_caching_small_blocks_on(as_stream(handle_));
+    detail::reduction_stream_ends(as_stream(handle_));
     driver().cuStreamDestroy(as_stream(handle_));
   } catch (const error&) {
   }

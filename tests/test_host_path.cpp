@@ -75,3 +75,28 @@ TEST_CASE("host path: a result made in a capture is the graph's, and a stream's 
   }
   CHECK(c.pool_frees - before_free.pool_frees == 2);  // the stream is gone, and so is the block it kept
 }
+
+TEST_CASE("host path: a stream that ends hands its reductions' workspace on, unless a graph holds it",
+          "[cpu][host][memory][graph]") {
+  const jet::test::null_driver_counts& c = counts();
+  jet::array<float> x(5000);
+  auto sum_on_a_new_stream = [&](bool captured) {
+    jet::stream s;
+    jet::stream_guard on(s);
+    const auto before = c.allocations;
+    if (captured) {
+      jet::array<float> total;
+      const jet::graph g = jet::capture([&] { total = jet::sum(x); });
+    } else {
+      (void)jet::sum(x);
+    }
+    return c.allocations - before;  // workspaces allocated
+  };
+  // No stream has ended after a reduction outside a graph yet (the other cases end none), so no
+  // workspace is spare.
+  CHECK(sum_on_a_new_stream(true) == 1);   // the graph's
+  CHECK(sum_on_a_new_stream(false) == 1);  // the graph's is not handed on
+  CHECK(sum_on_a_new_stream(false) == 0);  // the ended stream's is
+  CHECK(sum_on_a_new_stream(true) == 1);   // a capture takes no spare
+  CHECK(sum_on_a_new_stream(false) == 0);  // the spare is still there
+}

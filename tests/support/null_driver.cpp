@@ -64,6 +64,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
 CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
   void* mapped = mmap(nullptr, bytes + sizeof(size_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  ++null_driver_record.allocations;
   *static_cast<size_t*>(mapped) = bytes;
   *p = reinterpret_cast<CUdeviceptr>(static_cast<char*>(mapped) + sizeof(size_t));
   OK;
