@@ -35,12 +35,12 @@ if ! cmake --build build-device -j 16 >"$work/build.log" 2>&1; then
 fi
 
 if ((run_tests)); then
-  # GPU tests four at a time: they check results, not speed, and the device has room for them.
   if ((run_cpu_tests)); then
     (cd build-device && ctest -L cpu -j 8 --output-on-failure >"$work/ctest-cpu.log" 2>&1)
     grep -E "\*\*\*Failed" "$work/ctest-cpu.log"
     summary+=("ctest cpu: $(grep -E 'tests passed' "$work/ctest-cpu.log")")
   fi
+  # GPU tests four at a time: they check results, not speed, and the device has room for them.
   (cd build-device && ctest -L gpu -j 4 --output-on-failure >"$out/ctest-gpu.log" 2>&1)
   grep -E "\*\*\*|random seed|element .* got" "$out/ctest-gpu.log" | head -20
   summary+=("ctest gpu: $(grep -E 'tests passed' "$out/ctest-gpu.log")")

@@ -547,7 +547,10 @@ int main(int argc, char** argv) {
   std::printf("# jet_bench on %s (sm_%d, %d SMs)\n", d.name.c_str(), d.arch.value, d.multiprocessors);
   // Every measurement but the interpreter's is of compiled kernels, compiled when first used.
   jet::set_jit_policy(jet::jit_policy::sync);
-  if (interpreter_only) return interpreter_bandwidth(), 0;  // e.g. under JET_INTERPRETER_ELEMENTS
+  if (interpreter_only) {  // e.g. under JET_INTERPRETER_ELEMENTS
+    interpreter_bandwidth();
+    return 0;
+  }
   if (!jet_only) {
     interpreter_first_results();
     interpreter_bandwidth();
