@@ -49,8 +49,9 @@ if ((run_tests)); then
   else  # PyTorch through DLPack: passed, or skipped (no PyTorch) with the reason in the log
     summary+=("$(grep -m1 -E "gpu\.dlpack_torch .*(Passed|Skipped|Failed|\*\*\*)" "$out/ctest-gpu.log" | tr -s ' .')")
   fi
-  # The fuzzer's one-line report (CTest keeps the output of passing tests in LastTest.log).
-  summary+=("$(grep -h "^fuzz: " build-device/Testing/Temporary/LastTest.log | head -1)")
+  # The fuzzers' one-line reports, compiled and interpreted (CTest keeps the output of passing
+  # tests in LastTest.log, in the order they finished).
+  while IFS= read -r line; do summary+=("$line"); done < <(grep -h "^fuzz" build-device/Testing/Temporary/LastTest.log)
 
 fi
 

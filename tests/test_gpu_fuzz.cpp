@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -228,9 +229,10 @@ TEST_CASE("fuzz: random expressions, fused and unfused, against the float64 host
   // Coverage: every op and every dtype (a node's, an operand's or the output's) in at least 1% of the trees.
   jet::test::coverage coverage;
   for (const random_expression& r : cases) coverage.add(r);
-  std::printf("fuzz: %zu cases, %zu distinct expressions, %zu elements (%.1f%% determined by the host evaluation), "
+  const char* policy = std::getenv("JET_JIT");
+  std::printf("fuzz (JET_JIT=%s): %zu cases, %zu distinct expressions, %zu elements (%.1f%% determined by the host evaluation), "
               "%zu launches, %.1f s, %zu failed; run seed %llu\n",
-              cases.size(), distinct.size(), elements.load(), 100.0 * determined / std::max<std::size_t>(elements, 1),
+              policy ? policy : "default", cases.size(), distinct.size(), elements.load(), 100.0 * determined / std::max<std::size_t>(elements, 1),
               launches.load(), seconds, failures.load(), static_cast<unsigned long long>(run_seed));
   CHECK(failures == 0);
   CHECK(distinct.size() >= wanted);
