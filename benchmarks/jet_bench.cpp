@@ -3,8 +3,10 @@
 // elements against a raw cuLaunchKernel, per expression of a ten-expression step on a stream and
 // as a CUDA graph, and time to a first result for a new expression.
 // Prints RESULT / OVERHEAD / STEP / FIRST lines that report.py turns into tables.
-//   jet_bench [--quick] [--jet-only] [--tag TAG]      (--disk-hit DIR: the child process of the first-result test)
+//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]
+//             (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
+//     --interpreter-bandwidth, --reductions   that part alone
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 //   INTERP lines: the interpreter (see interpreter_first_results and interpreter_bandwidth).
 #include "expressions.hpp"
@@ -45,25 +47,55 @@ std::string tag;  // empty: RESULT lines
 
 void check(CUresult r, const char* call) { jet::detail::check(r, call); }
 
-// Median of `reps` single calls, each timed with events on the default stream.
+// Elapsed time on the default stream between start() and stop_ms(), which waits for it.
+class event_timer {
+ public:
+  event_timer() {
+    check(driver().cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(driver().cuEventCreate(&stop_, CU_EVENT_DEFAULT), "cuEventCreate");
+  }
+  ~event_timer() {
+    driver().cuEventDestroy(start_);
+    driver().cuEventDestroy(stop_);
+  }
+  event_timer(const event_timer&) = delete;
+  event_timer& operator=(const event_timer&) = delete;
+  void start() { check(driver().cuEventRecord(start_, nullptr), "cuEventRecord"); }
+  float stop_ms() {
+    check(driver().cuEventRecord(stop_, nullptr), "cuEventRecord");
+    check(driver().cuEventSynchronize(stop_), "cuEventSynchronize");
+    float ms = 0;
+    check(driver().cuEventElapsedTime(&ms, start_, stop_), "cuEventElapsedTime");
+    return ms;
+  }
+
+ private:
+  static const jet::detail::driver_api& driver() { return jet::detail::driver(); }
+  CUevent start_, stop_;
+};
+
+// Median of `reps` single calls, each timed on its own: the launch's latency included.
 double median_ms(const std::function<void()>& f, int reps) {
-  const auto& cu = jet::detail::driver();
-  CUevent start, stop;
-  check(cu.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-  check(cu.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  event_timer timer;
   for (int i = 0; i < 5; ++i) f();
   std::vector<float> ms(reps);
   for (auto& m : ms) {
-    check(cu.cuEventRecord(start, nullptr), "cuEventRecord");
+    timer.start();
     f();
-    check(cu.cuEventRecord(stop, nullptr), "cuEventRecord");
-    check(cu.cuEventSynchronize(stop), "cuEventSynchronize");
-    check(cu.cuEventElapsedTime(&m, start, stop), "cuEventElapsedTime");
+    m = timer.stop_ms();
   }
-  cu.cuEventDestroy(start);
-  cu.cuEventDestroy(stop);
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+// Per call, for `calls` calls back to back: what a loop of such calls sees, where each launch's
+// latency overlaps the kernel before it.
+double back_to_back_ms(const std::function<void()>& f, int calls) {
+  event_timer timer;
+  for (int i = 0; i < 5; ++i) f();
+  timer.start();
+  for (int i = 0; i < calls; ++i) f();
+  return timer.stop_ms() / calls;
 }
 
 template <class T> const char* dtype_name() { return std::is_same_v<T, float> ? "float32" : "float64"; }
@@ -253,11 +285,14 @@ void reductions(bool jet_only) {
     const jet::view<float> vx(x.data(), n), vy(y.data(), n);
     const double bytes = 8.0 * n;
     report("jet", "sum_mul", "float32", n, median_ms([&] { (void)jet::sum(vx * vy); }, 50), bytes);
+    const bool small = n == std::size_t{1} << 20;
+    if (small) report("jet_back_to_back", "sum_mul", "float32", n, back_to_back_ms([&] { (void)jet::sum(vx * vy); }, 1000), bytes);
     if (jet_only) continue;
 #ifdef JET_BENCH_NATIVE
     jet::array<float> theirs(jet::shape{});
-    report("cub", "sum_mul", "float32", n, median_ms([&] { bench::run_cub_dot(vx.data(), vy.data(), theirs.data(), n); }, 50),
-           bytes);
+    const auto cub_sum = [&] { bench::run_cub_dot(vx.data(), vy.data(), theirs.data(), n); };
+    report("cub", "sum_mul", "float32", n, median_ms(cub_sum, 50), bytes);
+    if (small) report("cub_back_to_back", "sum_mul", "float32", n, back_to_back_ms(cub_sum, 1000), bytes);
     const float mine = jet::sum(vx * vy).item(), cub = theirs.item();
     if (!(std::fabs(mine - cub) <= 1e-4 * (1 + std::fabs(cub))))
       std::printf("MISMATCH expr=sum_mul n=%zu: jet %.9g, cub %.9g\n", n, mine, cub);
@@ -526,15 +561,16 @@ void interpreter_first_results() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, jet_only = false, interpreter_only = false;
+  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--jet-only")) jet_only = true;
     else if (!std::strcmp(argv[i], "--interpreter-bandwidth")) interpreter_only = true;
+    else if (!std::strcmp(argv[i], "--reductions")) reductions_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc) tag = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--tag TAG]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]\n", argv[0]);
       return 2;
     }
   }
@@ -549,6 +585,10 @@ int main(int argc, char** argv) {
   jet::set_jit_policy(jet::jit_policy::sync);
   if (interpreter_only) {  // e.g. under JET_INTERPRETER_ELEMENTS
     interpreter_bandwidth();
+    return 0;
+  }
+  if (reductions_only) {
+    reductions(jet_only);
     return 0;
   }
   if (!jet_only) {

@@ -20,7 +20,7 @@ import re
 import sys
 
 HEAD_N = 1 << 28
-NOT_PEERS = {"jet", "jet_unfused", "memcpy"}
+NOT_PEERS = {"jet", "jet_unfused", "jet_back_to_back", "memcpy"}
 EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "slice_add", "heat_step", "permute_add", "sum_mul", "row_sum",
               "column_sum"]
 DTYPE_ORDER = ["float32", "float64", "bfloat16"]
@@ -201,6 +201,12 @@ def ms_of(res, expr, dtype, n, impl):
     return v[0] if v else None
 
 
+def us_per_call(res, impl):
+    """sum(x*y) at 2^20 in microseconds per call, for one of the back-to-back measurements."""
+    ms = ms_of(res, "sum_mul", "float32", 1 << 20, impl)
+    return f1(None if ms is None else ms * 1000)
+
+
 def best_peer(res, expr, dtype, n, among=None):
     best = (None, None)
     for impl, (_, g) in res.get((expr, dtype, n), {}).items():
@@ -365,6 +371,10 @@ def main(argv):
     md += md_table(["n", "jet GB/s", "jet us", "jet/cub (>= 0.98)", "jet/torch (x*y).sum() (>= 2)",
                     "jet/torch.dot (>= 1)", "jet/cupy"], red_rows)
     md.append("")
+    md.append("jet us is the median of single calls, each timed with its own pair of events, so it includes the "
+              "launch's latency. Back to back (1,000 calls between one pair of events), a call at 2^20 takes: "
+              f"jet {us_per_call(res, 'jet_back_to_back')} us, cub {us_per_call(res, 'cub_back_to_back')} us.")
+    md.append("")
     for e in ("row_sum", "column_sum"):
         j = gb(res, e, "float32", HEAD_N, "jet")
         md.append(f"{e} of 16384 x 16384: jet {f1(j)} GB/s, torch {f1(gb(res, e, 'float32', HEAD_N, 'torch_sum'))} GB/s, "
@@ -405,7 +415,8 @@ def main(argv):
     sm = lambda impl: ratio(gb(res, "sum_mul", "float32", HEAD_N, "jet"), gb(res, "sum_mul", "float32", HEAD_N, impl))
     sm20 = ms_of(res, "sum_mul", "float32", 1 << 20, "jet")
     lines.append(f"sum(x*y) 2^28 jet/cub {f2(sm('cub'))} jet/torch_sum {f2(sm('torch_sum'))} "
-                 f"jet/torch_dot {f2(sm('torch_dot'))}; 2^20 jet {f1(None if sm20 is None else sm20 * 1000)} us; "
+                 f"jet/torch_dot {f2(sm('torch_dot'))}; 2^20 jet {f1(None if sm20 is None else sm20 * 1000)} us "
+                 f"(back to back {us_per_call(res, 'jet_back_to_back')}, cub {us_per_call(res, 'cub_back_to_back')}); "
                  f"row_sum jet/torch {f2(ratio(gb(res, 'row_sum', 'float32', HEAD_N, 'jet'), gb(res, 'row_sum', 'float32', HEAD_N, 'torch_sum')))}")
     if first:
         lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))
