@@ -82,6 +82,10 @@ void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, vo
 /// being captured into a graph (for the legacy stream: or one it would synchronize with is).
 CUstream current_stream_handle();
 bool is_capturing(CUstream s);
+/// Whether work queued on s now goes into a graph, asked without a driver call for the legacy
+/// stream: CUDA never captures work there (while another stream captures, work there fails
+/// instead), so a reduction on it, the common case, makes no capture query.
+bool captures_into_graph(CUstream s);
 
 /// jet's own streams: small blocks freed on one wait there for reuse until the stream ends
 /// (memory.cpp).

@@ -459,7 +459,7 @@ class workspaces {
   }
   workspace for_stream(CUstream s) {
     std::lock_guard lock(mutex_);
-    const bool capturing = is_capturing(s);
+    const bool capturing = captures_into_graph(s);
     auto found = by_stream_.find(s);
     if (found == by_stream_.end()) found = by_stream_.emplace(s, capturing || spare_.empty() ? make_workspace() : reuse(s)).first;
     found->second.in_graph |= capturing;

@@ -39,7 +39,7 @@ class small_blocks {
   CUdeviceptr take(CUstream s) {
     std::lock_guard lock(mutex_);
     const auto found = waiting_.find(s);
-    if (found == waiting_.end() || is_capturing(s)) return 0;
+    if (found == waiting_.end() || captures_into_graph(s)) return 0;
     if (found->second.empty()) {  // a new block, to come back here when freed
       CUdeviceptr p = 0;
       if (allocate(p, block_bytes, s) != CUDA_SUCCESS) return 0;  // the usual path reports the error
@@ -55,7 +55,7 @@ class small_blocks {
     std::lock_guard lock(mutex_);
     if (!ours_.count(p)) return false;
     const auto found = waiting_.find(s);
-    if (found == waiting_.end() || found->second.size() >= most_per_stream || is_capturing(s)) {
+    if (found == waiting_.end() || found->second.size() >= most_per_stream || captures_into_graph(s)) {
       ours_.erase(p);
       return false;
     }

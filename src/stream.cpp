@@ -45,6 +45,8 @@ bool is_capturing(CUstream s) {
   return driver().cuStreamIsCapturing(s, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+bool captures_into_graph(CUstream s) { return s != nullptr && is_capturing(s); }
+
 capture_exemption::capture_exemption() {
   check(driver().cuThreadExchangeStreamCaptureMode(&previous_), "cuThreadExchangeStreamCaptureMode");
 }

@@ -52,6 +52,17 @@ TEST_CASE("host path: a reduction's result comes back from jet's small blocks, n
   CHECK(c.pool_allocations == before.pool_allocations);
   CHECK(c.pool_frees == before.pool_frees);
   CHECK(c.launches - before.launches == 1);
+  // On the legacy stream, which CUDA never captures, nor is the driver asked about capture: the
+  // launch is the reduction's only driver call.
+  CHECK(c.capture_queries == before.capture_queries);
+  // A stream of jet's own may be capturing: there the small block and the workspace each ask.
+  jet::stream s;
+  jet::stream_guard on(s);
+  (void)jet::sum(x);
+  const jet::test::null_driver_counts on_a_stream = c;
+  (void)jet::sum(x);
+  CHECK(c.capture_queries - on_a_stream.capture_queries >= 2);
+  CHECK(c.launches - on_a_stream.launches == 1);
 }
 
 TEST_CASE("host path: a result made in a capture is the graph's, and a stream's small blocks go back with it",

@@ -84,6 +84,7 @@ CUresult cuStreamDestroy_v2(CUstream s) { delete as_null(s); OK; }
 CUresult cuStreamSynchronize(CUstream s) { OK; }
 CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) { OK; }
 CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
+  ++null_driver_record.capture_queries;
   *status = s && as_null(s)->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
   OK;
 }

@@ -11,6 +11,7 @@ namespace jet::test {
 
 struct null_driver_counts {
   unsigned long long launches, pool_allocations, pool_frees, allocations;  // the last: cuMemAlloc's
+  unsigned long long capture_queries;                                     // cuStreamIsCapturing
   unsigned grid_x, grid_y, block_x;  // the last launch's
 };
 
