@@ -937,21 +937,14 @@ bool interpreter_stores(const interpreter_family& f, dtype t) {
   return t == dtype::boolean || compute_type(t) == f.compute;
 }
 
-// The interpreter's kernel (interpreter.hpp says how it runs). Its cost, read from the sm_90 SASS
-// of the full-tile loop with nvcc 13.0 (float32 family, 8 elements per thread; SASS instructions
-// per interpreter instruction, dispatch included): an op with a scalar second operand 36-38 (add,
-// mul, max), with a register one 49, fma 75, exp 91; fetch 41, save 41; a load of two float32
-// inputs 75 (float16: 91); a store from the accumulator 83. The benchmark's chains of n ops (x + y,
-// then ops with a scalar) thus take (248 + 37 (n - 1)) / 8 instructions per element: 31 at n = 1,
-// 63 at n = 8, where the H200 (about 33 T a second) needs 0.5 ms for 2^28 elements and its memory
-// 0.75 ms. The dispatch (six byte loads of the instruction, then a binary search of the switch:
-// NVVM emits no jump tables) is about 25 of each; the rest is the op's 8 instructions and moves.
-// A tile's prefetch (jet_prefetch) adds about 48 in the warps that prefetch and 28 in the others.
-// Yet the benchmark ran at 0.75 of the compiled kernel's bandwidth even at n = 1, where it needs
-// far fewer instructions than the memory's time allows: with 4 blocks an SM (128 registers) the
-// loads alone keep too few bytes in flight, hence the prefetch. Local memory (LDL/STL) is only in
-// sin's and cos's reduction of huge arguments, as in compiled kernels; byte and 16-bit loads
-// (LDG.E.S8, LDG.E.U16) only in the masked path's bool, float16 and bfloat16 loads.
+// The interpreter's kernel (interpreter.hpp says how it runs). What an instruction costs is its
+// dispatch (the instruction's bytes, then a binary search of the op's switch: NVVM emits no jump
+// tables), once per thread, plus `elements` operations; so more elements a thread run faster,
+// as long as the machine registers allow enough warps. The H200's measurements of 2^28 float32
+// elements (benchmarks/RESULTS.md, chains of x + y and then ops with a scalar): 16 elements a thread
+// (96 machine registers) run at 0.99, 1.00, 0.92 and 0.71 of the compiled kernel's bandwidth at 1,
+// 4, 8 and 16 ops; 8 elements (56 registers) at 0.98, 0.97, 0.88 and 0.56. Local memory (LDL/STL)
+// is only in sin's and cos's reduction of huge arguments, as in compiled kernels.
 unsigned interpreter_elements(const interpreter_family& f) {
   static const unsigned requested = [] {
     const char* env = std::getenv("JET_INTERPRETER_ELEMENTS");
@@ -995,18 +988,6 @@ std::string interpreter_source(const interpreter_family& f) {
          number(interpreter_inputs) + "];\n  jet_instruction code[" +
          number(interpreter_code) + "];\n};\n";
 
-  // `on_register(k, statement, otherwise)`: a switch over the warp-uniform register number k that
-  // runs the statement on register k, named @ in it (`otherwise` for any other k). Each register
-  // is an array only ever indexed by constants, so it stays in machine registers.
-  auto on_register = [](const std::string& k, const std::string& statement, const std::string& otherwise) {
-    std::string s = "switch (" + k + ") {\n";
-    for (unsigned r = 0; r < interpreter_registers; ++r) {
-      std::string named = statement;
-      for (std::size_t at; (at = named.find("@")) != std::string::npos;) named.replace(at, 1, "r" + number(r));
-      s += "      case " + number(r) + ": " + named + "; break;\n";
-    }
-    return s + "      default: " + otherwise + ";\n    }\n";
-  };
   // Per stored dtype: its type in memory, a stored element as a value (a bool is 0 or 1) and a
   // value as stored, with the conversions the fused kernels use.
   std::string load_cases, store_cases, cast_cases;
@@ -1019,7 +1000,7 @@ std::string interpreter_source(const interpreter_family& f) {
     src += "  static __device__ __forceinline__ type to(jet_value v) { return " +
            (stored_as_bits(d) ? rounded(d, "v") : "jet_convert<type>(v)") + "; }\n};\n";
     const std::string id = number(t);
-    load_cases += "        case " + id + ":\n          jet_load<full, " + storage + ">(t, p.inputs[in.a], base, p.n);\n          jet_load<full, " +
+    load_cases += "        case " + id + ":\n          jet_load<full, " + storage + ">(t, p.inputs[in.a], base, p.n);\n          if (two) jet_load<full, " +
                   storage + ">(u, p.inputs[in.b], base, p.n);\n          break;\n";
     store_cases += "        case " + id + ": jet_store<full, " + storage + ">(t, p.outputs[in.dst], base, p.n); break;\n";
     cast_cases += "          case " + id + ":\n#pragma unroll\n            for (unsigned j = 0; j < elements; ++j) acc[j] = " +
@@ -1073,33 +1054,59 @@ template <class F> __device__ __forceinline__ void jet_copy(F& to, const jet_val
 #pragma unroll
   for (unsigned j = 0; j < elements; ++j) to[j] = from[j];
 }
+// The registers: each thread's own slice of the block's shared memory (as many registers as the
+// program uses), vector v of register k at jet_registers[(k * vectors + v) * threads + thread],
+// so that a warp reads and writes 512 consecutive bytes, without bank conflicts. Register numbers
+// are warp-uniform, so addressing them costs a multiply, not a dispatch.
+typedef jet_vector<jet_value, group> jet_chunk;
+constexpr unsigned vectors = elements / group;
+extern __shared__ jet_chunk jet_registers[];
+__device__ __forceinline__ jet_chunk* jet_register(unsigned k) { return jet_registers + k * vectors * threads + threadIdx.x; }
+__device__ __forceinline__ void jet_save(unsigned k, const jet_value (&from)[elements]) {
+  jet_chunk* r = jet_register(k);
+#pragma unroll
+  for (unsigned v = 0; v < vectors; ++v) {
+    jet_chunk x;
+#pragma unroll
+    for (unsigned j = 0; j < group; ++j) x.v[j] = from[v * group + j];
+    r[v * threads] = x;
+  }
+}
+// Operand k (a register, or a scalar broadcast) into `to`.
+__device__ __forceinline__ void jet_operand(jet_value (&to)[elements], const jet_program& p, unsigned k) {
+  if (k >= scalar_operand) {
+    const jet_value s = *reinterpret_cast<const jet_value*>(&p.scalars[k - scalar_operand]);
+#pragma unroll
+    for (unsigned j = 0; j < elements; ++j) to[j] = s;
+    return;
+  }
+  const jet_chunk* r = jet_register(k);
+#pragma unroll
+  for (unsigned v = 0; v < vectors; ++v) {
+    const jet_chunk x = r[v * threads];
+#pragma unroll
+    for (unsigned j = 0; j < group; ++j) to[v * group + j] = x.v[j];
+  }
+}
 // Runs the program over one tile. Every thread of the grid runs the same instructions, so each
 // switch below branches alike across a warp.
 template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {
 )cuda";
-  // Operand k into `to`: a register, or a scalar slot broadcast (`extra`: more cases first).
   auto scalar = [](const std::string& k) {
     return "*reinterpret_cast<const jet_value*>(&p.scalars[" + k + " - scalar_operand])";
   };
-  auto read = [&](const std::string& k, const std::string& to, const std::string& extra = "") {
-    return on_register(k, "jet_copy(" + to + ", @)",
-                       extra + "{\n        const jet_value s = " + scalar(k) +
-                           ";\n#pragma unroll\n        for (unsigned j = 0; j < elements; ++j) " + to + "[j] = s;\n      }");
-  };
-  src += "  jet_value acc[elements], " +
-         join(interpreter_registers, [](unsigned k) { return "r" + number(k) + "[elements]"; }) + ";\n";
+  src += "  jet_value acc[elements];\n";
   src += "#pragma unroll 1\n  for (unsigned pc = 0; pc < p.count; ++pc) {\n    const jet_instruction in = p.code[pc];\n";
   src += "    jet_value b[elements], c[elements];\n    switch (in.op) {\n";
-  // Loads go through t and u (not straight into the registers: a vector load wants 4 consecutive
-  // machine registers, and ptxas, held to that for the registers themselves, copied them all at
-  // every instruction), two at a time so that two are in flight before the copies wait for them.
+  // Both loads are issued before either result is saved, so that two are in flight at once; a
+  // load of one input (a == b) issues it once.
   src += "      case " + number(static_cast<unsigned>(op_id::input)) + ": {\n      jet_value t[elements], u[elements];\n"
-         "      switch (in.type) {\n" + load_cases + "      }\n      " + on_register("in.dst", "jet_copy(@, t)", "break") +
-         "      " + on_register("in.c", "jet_copy(@, u)", "break") + "      break;\n    }\n";
-  src += "      case " + number(fetch_op) + ":\n      " + read("in.a", "acc") + "      break;\n";
-  src += "      case " + number(save_op) + ":\n      " + on_register("in.dst", "jet_copy(@, acc)", "break") + "      break;\n";
-  src += "      case " + number(store_op) + ": {\n      jet_value t[elements];\n      " +
-         read("in.a", "t", "if (in.a == " + number(interpreter_accumulator) + ") jet_copy(t, acc);\n        else ") +
+         "      const bool two = in.a != in.b;\n      switch (in.type) {\n" + load_cases + "      }\n"
+         "      jet_save(in.dst, t);\n      if (two) jet_save(in.c, u);\n      break;\n    }\n";
+  src += "      case " + number(fetch_op) + ":\n        jet_operand(acc, p, in.a);\n        break;\n";
+  src += "      case " + number(save_op) + ":\n        jet_save(in.dst, acc);\n        break;\n";
+  src += "      case " + number(store_op) + ": {\n      jet_value t[elements];\n"
+         "      if (in.a == " + number(interpreter_accumulator) + ") jet_copy(t, acc);\n      else jet_operand(t, p, in.a);\n"
          "      switch (in.type) {\n" + store_cases + "      }\n      break;\n    }\n";
   // Each op case reads the operands it has itself: a read guarded at run time ahead of the switch
   // would leave b and c undefined on some paths, and ptxas then copies them around the loop.
@@ -1120,8 +1127,8 @@ template <bool full> __device__ __forceinline__ void jet_run(const jet_program& 
       for (int k = 0; k < s.arity; ++k) call += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]);
       src += "      case " + number(op + scalar_second * scalar_second_op) + ": {\n";
       if (scalar_second) src += "        const jet_value s = " + scalar("in.b") + ";\n";
-      if (s.arity >= 2 && !scalar_second) src += "        " + read("in.b", "b");
-      if (s.arity == 3) src += "        " + read("in.c", "c");
+      if (s.arity >= 2 && !scalar_second) src += "        jet_operand(b, p, in.b);\n";
+      if (s.arity == 3) src += "        jet_operand(c, p, in.c);\n";
       src += "#pragma unroll\n        for (unsigned j = 0; j < elements; ++j) acc[j] = jet_value(" + call + "));\n        break;\n      }\n";
     }
   }

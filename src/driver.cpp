@@ -143,9 +143,10 @@ unsigned grid_extent(unsigned long long blocks) {
   return static_cast<unsigned>(blocks);
 }
 
-void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params, unsigned rows) {
+void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params, unsigned rows,
+                   unsigned shared_bytes) {
   const unsigned grid = grid_extent(blocks);
-  check(driver().cuLaunchKernel(f, grid, rows, 1, threads, 1, 1, 0, current_stream_handle(), params, nullptr),
+  check(driver().cuLaunchKernel(f, grid, rows, 1, threads, 1, 1, shared_bytes, current_stream_handle(), params, nullptr),
         "cuLaunchKernel");
 }
 

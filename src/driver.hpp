@@ -22,6 +22,7 @@ namespace jet::detail {
   X(cuCtxSynchronize, "cuCtxSynchronize")             \
   X(cuModuleLoadData, "cuModuleLoadData")             \
   X(cuModuleGetFunction, "cuModuleGetFunction")       \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute")         \
   X(cuLaunchKernel, "cuLaunchKernel")                 \
   X(cuMemAlloc, "cuMemAlloc_v2")                      \
   X(cuMemFree, "cuMemFree_v2")                        \
@@ -75,8 +76,10 @@ void check(CUresult r, const char* call);
 unsigned grid_extent(unsigned long long blocks);
 
 /// Launches f with grid_extent(blocks) blocks of `threads` threads on the calling thread's current
-/// stream (kernels and the interpreter alike, so that both run in stream order and in captures).
-void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params, unsigned rows = 1);
+/// stream (kernels and the interpreter alike, so that both run in stream order and in captures),
+/// with `shared_bytes` of dynamic shared memory a block.
+void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params, unsigned rows = 1,
+                   unsigned shared_bytes = 0);
 
 /// The calling thread's current stream (null: the legacy default stream), and whether a stream is
 /// being captured into a graph (for the legacy stream: or one it would synchronize with is).

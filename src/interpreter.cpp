@@ -125,7 +125,8 @@ std::vector<virtual_instruction> accumulate(const std::vector<virtual_instructio
 // Linear-scan allocation of the accumulator machine's registers: a value's register (given by
 // its load or save) is free after its last read from it; a scalar value (scalar_slot[value] >= 0)
 // is read from its slot. False when more than interpreter_registers are live at once.
-bool allocate(const std::vector<virtual_instruction>& code, const std::vector<int>& scalar_slot, program& out) {
+bool allocate(const std::vector<virtual_instruction>& code, const std::vector<int>& scalar_slot, program& out,
+              unsigned& registers) {
   std::vector<int> last_read(scalar_slot.size(), -1), reg(scalar_slot.size(), -1);
   auto in_register = [&](const virtual_instruction& v, int k) {
     return v.args[k] >= 0 && !(v.from_accumulator >> k & 1) && scalar_slot[v.args[k]] < 0;
@@ -154,6 +155,7 @@ bool allocate(const std::vector<virtual_instruction>& code, const std::vector<in
       if (free_register == busy + interpreter_registers) return unused;
       *free_register = last_read[value] > static_cast<int>(i);  // a value never read again frees it at once
       reg[value] = static_cast<int>(free_register - busy);
+      registers = std::max(registers, static_cast<unsigned>(reg[value]) + 1);
       return static_cast<std::uint8_t>(reg[value]);
     };
     if ((in.dst = assign(v.dst)) == unused) return false;
@@ -308,7 +310,8 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
                  std::to_string(interpreter_code);
       return e;
     }
-    if (allocate(machine, scalar_slot, e.code)) {
+    e.registers = 0;
+    if (allocate(machine, scalar_slot, e.code, e.registers)) {
       e.family = family;
       return e;
     }
@@ -344,8 +347,12 @@ struct interpreter_loader {
   std::atomic<CUfunction> function{nullptr};
   std::future<cached_cubin> compiling;  // the background compile, when one was started
 
-  CUfunction load(const cached_cubin& binary) {
+  CUfunction load(const cached_cubin& binary, const interpreter_family& family) {
     const CUfunction f = load_function(binary.image, interpreter_kernel_name);
+    // Past 48 KiB a block's dynamic shared memory must be asked for.
+    check(driver().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(register_bytes(family) * interpreter_registers)),
+          "cuFuncSetAttribute");
     function.store(f, std::memory_order_release);
     return f;
   }
@@ -370,7 +377,8 @@ CUfunction interpreter_function(const interpreter_family& f) {
   std::lock_guard lock(l.mutex);
   if (const CUfunction function = l.function.load(std::memory_order_acquire)) return function;
   return l.load(l.compiling.valid() ? l.compiling.get()
-                                    : cached_compile(interpreter_source(f), properties().arch, interpreter_description(f)));
+                                    : cached_compile(interpreter_source(f), properties().arch, interpreter_description(f)),
+                f);
 }
 
 }  // namespace
@@ -382,11 +390,11 @@ bool interpreter_ready(const interpreter_family& f) {
   if (l.function.load(std::memory_order_acquire)) return true;
   if (l.compiling.valid()) {
     if (l.compiling.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
-    return l.load(l.compiling.get());  // a failed compile throws its compile_error here
+    return l.load(l.compiling.get(), f);  // a failed compile throws its compile_error here
   }
   const std::string source = interpreter_source(f);
   if (const std::optional<cached_cubin> stored = cached_on_disk(source, properties().arch, interpreter_description(f)))
-    return l.load(*stored);
+    return l.load(*stored, f);
   const int arch = properties().arch;
   wait_for_compiles_at_exit();
   l.compiling = std::async(std::launch::async, [source, arch, description = interpreter_description(f)] {
@@ -429,7 +437,8 @@ void launch_interpreter(encoding& e, void* const* outputs, const void* const* in
   p.prefetch_distance = static_cast<std::uint32_t>(std::min(wave, (std::uint64_t{16} << 20) / std::max<std::uint64_t>(tile_bytes, 1)));
   const CUfunction function = interpreter_function(f);
   void* params[] = {&p};
-  launch_kernel(function, (n + tile - 1) / tile, interpreter_threads, params);
+  launch_kernel(function, (n + tile - 1) / tile, interpreter_threads, params, 1,
+                register_bytes(f) * e.registers);
   counters& c = stats_counters();
   c.launches.fetch_add(1, std::memory_order_relaxed);
   c.interpreted.fetch_add(1, std::memory_order_relaxed);

@@ -7,11 +7,16 @@
 // - an accumulator machine: every op computes in place in the accumulator from its first operand
 //   there, so a chain of ops (the common case) moves no data; only a value read again later is
 //   saved to a register, and an op's first operand not in the accumulator is fetched into it;
-// - values: the accumulator and `interpreter_registers` registers, each a vector of the thread's
-//   `elements` values (32 bytes of the compute type) held in machine registers: the kernel reaches
-//   the registers only through switches over the instruction's register numbers, whose cases name
-//   them (an array indexed at run time would live in local memory; the CPU tests check that ptxas
-//   reports no spill and no stack but sin's and cos's reduction of huge arguments);
+// - values: the accumulator, a vector of the thread's `elements` values (64 bytes of the compute
+//   type) in machine registers, and up to `interpreter_registers` registers of as many values, the
+//   thread's own slices of the block's shared memory (as many as the program uses): an operand's
+//   register number is an address, not a dispatch, and machine registers hold only the
+//   accumulator and the operands of the instruction at hand, so that a thread can take many
+//   elements (its instruction's dispatch amortized over more) and an SM many threads. (The
+//   registers were machine registers once, reached through switches over register numbers: twice
+//   the dispatch, 128 machine registers, and 0.57 of the compiled kernel's bandwidth at 8 ops
+//   where this runs at 0.92.) The CPU tests check that ptxas reports no spill, and no stack but
+//   sin's and cos's reduction of huge arguments;
 // - every thread runs the same instruction stream, so each switch is warp-uniform: an instruction
 //   costs its dispatch once per thread and `elements` unrolled operations;
 // - operands are registers or scalars read straight from the program (no instruction moves a
@@ -19,10 +24,9 @@
 // - on a full tile of aligned operands each thread reads and writes 16-byte vectors (`group`
 //   elements), the block's threads on consecutive vectors; on the last tile, or when an operand is
 //   misaligned, elements a block's width apart one at a time, masked by n;
-// - its registers allow few blocks on an SM (4 of float32's), whose own loads keep too few bytes in
-//   flight to reach the memory's bandwidth: each block first asks L2 for the inputs of the tile
-//   `prefetch_distance` tiles ahead (prefetches hold no registers), so that the block which later
-//   runs that tile finds them there.
+// - each block first asks L2 for the inputs of the tile `prefetch_distance` tiles ahead
+//   (prefetches hold no registers), so that the block which later runs that tile finds them there:
+//   more bytes in flight than the blocks' own loads keep.
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
@@ -42,14 +46,14 @@ namespace jet::detail {
 struct interpreter_family {
   std::string_view name;
   dtype compute;
-  unsigned elements;  // per thread and register: 32 bytes of the compute type
+  unsigned elements;  // per thread and register: 64 bytes of the compute type
   unsigned group;     // elements per vector load or store: 16 bytes of the compute type
 };
 inline constexpr interpreter_family interpreter_families[] = {
-    {"float32", dtype::float32, 8, 4},  // float32, float16 and bfloat16 storage
-    {"float64", dtype::float64, 4, 2},
-    {"int32", dtype::int32, 8, 4},
-    {"int64", dtype::int64, 4, 2},
+    {"float32", dtype::float32, 16, 4},  // float32, float16 and bfloat16 storage
+    {"float64", dtype::float64, 8, 2},
+    {"int32", dtype::int32, 16, 4},
+    {"int64", dtype::int64, 8, 2},
 };
 
 inline constexpr unsigned interpreter_threads = 128;
@@ -104,6 +108,7 @@ struct encoding {
   std::string reason;
   program code{};  // pointers and n are the launch's to fill in
   unsigned input_count = 0, output_count = 0;
+  unsigned registers = 0;  // registers the program uses (each a block's shared memory slice)
 };
 
 /// Encodes `d` for the interpreter: its family, the loads of its distinct inputs (input slot k is
@@ -138,9 +143,13 @@ std::string interpreter_source(const interpreter_family& f);
 
 /// The elements per thread and register family f's kernel is built and launched with: f.elements,
 /// or JET_INTERPRETER_ELEMENTS where that is a multiple of f.group up to 16: a tuning knob for
-/// benchmark runs, read once. Fewer elements hold fewer registers (float32 on sm_90: 68 at 4
-/// against 128 at 8), so more warps per multiprocessor, for more dispatch per element.
+/// benchmark runs, read once. Fewer elements hold fewer machine registers (float32 on sm_90: 56 at
+/// 8 against 96 at 16), so more warps per multiprocessor, for more dispatch per element.
 unsigned interpreter_elements(const interpreter_family& f);
+/// Bytes of a block's shared memory that one register of family f takes.
+inline unsigned register_bytes(const interpreter_family& f) {
+  return interpreter_threads * interpreter_elements(f) * static_cast<unsigned>(size_of(f.compute));
+}
 inline constexpr const char* interpreter_kernel_name = "jet_interpret";
 
 /// How evaluations get their kernels: JET_JIT=sync|async|interpret, or jet::set_jit_policy.

@@ -51,6 +51,7 @@ CUresult cuCtxSetCurrent(CUcontext c) { OK; }
 CUresult cuCtxSynchronize(void) { OK; }
 CUresult cuModuleLoadData(CUmodule* m, const void* image) { *m = reinterpret_cast<CUmodule>(&module); OK; }
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) { *f = reinterpret_cast<CUfunction>(&function); OK; }
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int value) { OK; }
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream s, void** params, void** extra) {
   ++null_driver_record.launches;
