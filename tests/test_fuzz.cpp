@@ -17,6 +17,7 @@
 #include <atomic>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -146,6 +147,15 @@ std::vector<std::string> foreign_tokens(const std::string& source, const std::se
     }
   }
   return foreign;
+}
+
+// The PTX of k's kernel (its default variant) for sm_90.
+std::string ptx_of(const jet::detail::kernel_desc& k) {
+  const jet::test::nvrtc_output out = jet::test::nvrtc_compile(jet::detail::generate_source(k, jet::detail::default_variant(k)));
+  INFO(out.log);
+  REQUIRE(out.compiled);
+  REQUIRE(out.ptx.find(".entry") != std::string::npos);
+  return out.ptx;
 }
 
 }  // namespace
@@ -415,23 +425,40 @@ TEST_CASE("fuzz case 6666222191528794832: abs of int16 is wrapped before it wide
       if (d.nodes[k].op == op_id::abs) CHECK(scratch[k].value == -32768);
   }
 
-  // The fused kernel compiles to PTX without abs.s16. The unfused abs step, which only stores the
-  // 16 bits, has it: where nothing widens it, NVVM still narrows abs into it (and the search finds it).
-  auto ptx_of = [](const jet::detail::kernel_desc& k) {
-    const jet::test::nvrtc_output out = jet::test::nvrtc_compile(jet::detail::generate_source(k, jet::detail::default_variant(k)));
-    INFO(out.log);
-    REQUIRE(out.compiled);
-    REQUIRE(out.ptx.find(".entry") != std::string::npos);
-    return out.ptx;
-  };
-  CHECK(ptx_of(d).find("abs.s16") == std::string::npos);
+  // Neither the fused kernel nor the unfused abs step computes abs with PTX's abs.
+  CHECK(ptx_of(d).find("abs.s") == std::string::npos);
   std::size_t abs_steps = 0;
   for (const jet::test::unfused_step& step : jet::test::unfused_steps(d))
     if (step.nodes.back().op == op_id::abs) {
       ++abs_steps;
-      CHECK(ptx_of(step.desc()).find("abs.s16") != std::string::npos);
+      CHECK(ptx_of(step.desc()).find("abs.s") == std::string::npos);
     }
   CHECK(abs_steps == 1);
+}
+
+TEST_CASE("fuzz case 18154564470890906082: abs of the lowest int64 stays negative where it converts to float64",
+          "[cpu][fuzz][compile]") {
+  // The interpreted fuzzer's run of 2026-12-03 (tests/README.md): fused, sigmoid(exp(abs(a))) of
+  // a = lowest int64 was 1, not 0.5. NVVM had made the int64 abs PTX's abs.s64, and ptxas, taking
+  // that for never negative, dropped exp's select of 0 for a negative argument (-2^63): exp's
+  // result was x + inf. The unfused steps, which store abs(a) first, agreed with the host.
+  using jet::detail::op_id;
+  using jet::dtype;
+  const random_expression r = make_random_expression(18154564470890906082ull);
+  CHECK(r.text().find("out = sigmoid(exp(abs(a)));") != std::string::npos);
+  const jet::detail::kernel_desc d = r.desc();
+  for (unsigned i = 0; i < d.node_count; ++i)
+    if (d.nodes[i].op == op_id::abs) CHECK(d.nodes[i].type == dtype::int64);
+  // The host evaluation of a = lowest: abs(a) is lowest, exp(-2^63) is 0, sigmoid(0) is 0.5.
+  std::vector<jet::test::bounded> scratch;
+  const jet::test::bounded ref = jet::test::evaluate_element(
+      d, 0, [](unsigned) { return static_cast<long double>(std::numeric_limits<std::int64_t>::lowest()); },
+      r.scalar_values.data(), scratch);
+  CHECK(ref.value == 0.5);
+  // The fused kernel's PTX computes no abs, and keeps a select on the sign of abs(a).
+  const std::string ptx = ptx_of(d);
+  CHECK(ptx.find("abs.s") == std::string::npos);
+  CHECK(ptx.find("setp.lt.s64") != std::string::npos);
 }
 
 TEST_CASE("the host evaluation converts as jet does: integers wrap, floating values saturate, NaN is 0",

@@ -171,7 +171,8 @@ case_outcome run_case(const random_expression& r) {
 // fixed"); each seed replays its expression only with the generator it was found with, which
 // `cpu.fuzz case 6666222191528794832 ...` pins.
 constexpr std::uint64_t fixed_cases[] = {
-    6666222191528794832ull,  // out = b < clamp(pow(b, a), -relu(abs(b) + a), exp(a)): abs(int16 -32768) widened
+    6666222191528794832ull,   // out = b < clamp(pow(b, a), -relu(abs(b) + a), exp(a)): abs(int16 -32768) widened
+    18154564470890906082ull,  // out = sigmoid(exp(abs(a))): abs(int64 lowest) taken for positive
 };
 
 std::uint64_t environment_number(const char* name, std::uint64_t otherwise) {
