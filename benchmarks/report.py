@@ -20,7 +20,7 @@ import re
 import sys
 
 HEAD_N = 1 << 28
-NOT_PEERS = {"jet", "jet_unfused", "jet_back_to_back", "memcpy"}
+NOT_PEERS = {"jet", "jet_unfused", "jet_back_to_back", "jet_gpu_time", "memcpy"}
 EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "slice_add", "heat_step", "permute_add", "sum_mul", "row_sum",
               "column_sum"]
 DTYPE_ORDER = ["float32", "float64", "bfloat16"]
@@ -202,7 +202,7 @@ def ms_of(res, expr, dtype, n, impl):
 
 
 def us_per_call(res, impl):
-    """sum(x*y) at 2^20 in microseconds per call, for one of the back-to-back measurements."""
+    """sum(x*y) at 2^20 in microseconds per call, for one of the measurements at 2^20 but the single calls."""
     ms = ms_of(res, "sum_mul", "float32", 1 << 20, impl)
     return f1(None if ms is None else ms * 1000)
 
@@ -373,7 +373,10 @@ def main(argv):
     md.append("")
     md.append("jet us is the median of single calls, each timed with its own pair of events, so it includes the "
               "launch's latency. Back to back (1,000 calls between one pair of events), a call at 2^20 takes: "
-              f"jet {us_per_call(res, 'jet_back_to_back')} us, cub {us_per_call(res, 'cub_back_to_back')} us.")
+              f"jet {us_per_call(res, 'jet_back_to_back')} us, cub {us_per_call(res, 'cub_back_to_back')} us. "
+              "Timed on the GPU alone as Triton's do_bench does (L2 cleared and the GPU kept busy by a "
+              "256 MiB memset before each call, so that the launch's latency is hidden): "
+              f"jet {us_per_call(res, 'jet_gpu_time')} us, cub {us_per_call(res, 'cub_gpu_time')} us.")
     md.append("")
     for e in ("row_sum", "column_sum"):
         j = gb(res, e, "float32", HEAD_N, "jet")
@@ -416,7 +419,8 @@ def main(argv):
     sm20 = ms_of(res, "sum_mul", "float32", 1 << 20, "jet")
     lines.append(f"sum(x*y) 2^28 jet/cub {f2(sm('cub'))} jet/torch_sum {f2(sm('torch_sum'))} "
                  f"jet/torch_dot {f2(sm('torch_dot'))}; 2^20 jet {f1(None if sm20 is None else sm20 * 1000)} us "
-                 f"(back to back {us_per_call(res, 'jet_back_to_back')}, cub {us_per_call(res, 'cub_back_to_back')}); "
+                 f"(back to back {us_per_call(res, 'jet_back_to_back')}, cub {us_per_call(res, 'cub_back_to_back')}; "
+                 f"GPU time {us_per_call(res, 'jet_gpu_time')}, cub {us_per_call(res, 'cub_gpu_time')}); "
                  f"row_sum jet/torch {f2(ratio(gb(res, 'row_sum', 'float32', HEAD_N, 'jet'), gb(res, 'row_sum', 'float32', HEAD_N, 'torch_sum')))}")
     if first:
         lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))

@@ -788,16 +788,20 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
     src += accumulate("    ", "acc[0]", parts.element_args([&](unsigned k) { return parts.strided_offset(k); }));
     src += "  }\n";
     src += "#pragma unroll\n  for (unsigned k = 1; k < ilp; ++k) acc[0] = jet_combine(acc[0], acc[k]);\n";
+    // Thread 0 publishes the block's partial with a release and takes its ticket with an acquire
+    // in one atomic (acq_rel, at GPU scope): the last block's acquire sees every partial stored
+    // before an earlier ticket, and its barrier passes that on to the block's other threads. (A
+    // __threadfence() before and after a plain atomicAdd also orders them, 0.3 us slower at 2^20.)
     src += "  const T total = jet_block_combine<threads>(acc[0]);\n"
            "  __shared__ bool last;\n"
            "  if (threadIdx.x == 0) {\n"
            "    partials[blockIdx.x] = total;\n"
-           "    __threadfence();  // the partial is visible to every block before the ticket counts it\n"
-           "    last = atomicAdd(ticket, 1u) == gridDim.x - 1;\n"
+           "    unsigned taken;\n"
+           "    asm volatile(\"atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\" : \"=r\"(taken) : \"l\"(ticket) : \"memory\");\n"
+           "    last = taken == gridDim.x - 1;\n"
            "  }\n"
            "  __syncthreads();\n"
            "  if (!last) return;\n"
-           "  __threadfence();\n"
            "  T a = jet_identity();\n"
            "  for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);\n"
            "  a = jet_block_combine<threads>(a);\n"
