@@ -74,12 +74,14 @@ class event_timer {
   CUevent start_, stop_;
 };
 
-// Median of `reps` single calls, each timed on its own: the launch's latency included.
-double median_ms(const std::function<void()>& f, int reps) {
+// Median of `reps` single calls, each timed on its own: the launch's latency included, unless
+// `before_each` (untimed) keeps the GPU busy while the call is enqueued.
+double median_ms(const std::function<void()>& f, int reps, const std::function<void()>& before_each = [] {}) {
   event_timer timer;
   for (int i = 0; i < 5; ++i) f();
   std::vector<float> ms(reps);
   for (auto& m : ms) {
+    before_each();
     timer.start();
     f();
     m = timer.stop_ms();
@@ -104,17 +106,9 @@ double back_to_back_ms(const std::function<void()>& f, int calls) {
 double gpu_time_ms(const std::function<void()>& f, int reps) {
   static jet::array<float> scratch(std::size_t{64} << 20);
   const auto clear = reinterpret_cast<CUdeviceptr>(scratch.data());
-  event_timer timer;
-  for (int i = 0; i < 5; ++i) f();
-  std::vector<float> ms(reps);
-  for (auto& m : ms) {
+  return median_ms(f, reps, [&] {
     check(jet::detail::driver().cuMemsetD32Async(clear, 0, scratch.size(), nullptr), "cuMemsetD32Async");
-    timer.start();
-    f();
-    m = timer.stop_ms();
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  });
 }
 
 template <class T> const char* dtype_name() { return std::is_same_v<T, float> ? "float32" : "float64"; }

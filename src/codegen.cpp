@@ -1076,10 +1076,14 @@ __device__ __forceinline__ void jet_save(unsigned k, const jet_value (&from)[ele
     r[v * threads] = x;
   }
 }
+// Scalar operand k (scalar_operand + its slot).
+__device__ __forceinline__ jet_value jet_scalar(const jet_program& p, unsigned k) {
+  return *reinterpret_cast<const jet_value*>(&p.scalars[k - scalar_operand]);
+}
 // Operand k (a register, or a scalar broadcast) into `to`.
 __device__ __forceinline__ void jet_operand(jet_value (&to)[elements], const jet_program& p, unsigned k) {
   if (k >= scalar_operand) {
-    const jet_value s = *reinterpret_cast<const jet_value*>(&p.scalars[k - scalar_operand]);
+    const jet_value s = jet_scalar(p, k);
 #pragma unroll
     for (unsigned j = 0; j < elements; ++j) to[j] = s;
     return;
@@ -1096,9 +1100,6 @@ __device__ __forceinline__ void jet_operand(jet_value (&to)[elements], const jet
 // switch below branches alike across a warp.
 template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {
 )cuda";
-  auto scalar = [](const std::string& k) {
-    return "*reinterpret_cast<const jet_value*>(&p.scalars[" + k + " - scalar_operand])";
-  };
   src += "  jet_value acc[elements];\n";
   src += "#pragma unroll 1\n  for (unsigned pc = 0; pc < p.count; ++pc) {\n    const jet_instruction in = p.code[pc];\n";
   src += "    jet_value b[elements], c[elements];\n    switch (in.op) {\n";
@@ -1130,7 +1131,7 @@ template <bool full> __device__ __forceinline__ void jet_run(const jet_program& 
       std::string call = "jet_" + std::string(s.tag) + "(";
       for (int k = 0; k < s.arity; ++k) call += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]);
       src += "      case " + number(op + scalar_second * scalar_second_op) + ": {\n";
-      if (scalar_second) src += "        const jet_value s = " + scalar("in.b") + ";\n";
+      if (scalar_second) src += "        const jet_value s = jet_scalar(p, in.b);\n";
       if (s.arity >= 2 && !scalar_second) src += "        jet_operand(b, p, in.b);\n";
       if (s.arity == 3) src += "        jet_operand(c, p, in.c);\n";
       src += "#pragma unroll\n        for (unsigned j = 0; j < elements; ++j) acc[j] = jet_value(" + call + "));\n        break;\n      }\n";
