@@ -820,7 +820,10 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
   // neighbouring rows per block, each split over the block's 8 warps and combined in shared memory.
   const bool inner = v.axis == reduce_axis::inner;
   src += params + (inner ? ", const unsigned lanes" : "") + ") {\n";
-  src += "  constexpr unsigned threads = " + number(reduction_threads) + ", unroll = 8;\n" + index;
+  // Rows read a vector at a time (every input contiguous along them, each row aligned) keep 4
+  // vectors in flight a thread; rows read an element at a time, 8 elements.
+  src += "  constexpr unsigned threads = " + number(reduction_threads) + ", unroll = " + (v.vec > 1 ? "4" : "8") +
+         ", vec = " + number(v.vec) + ";\n" + index;
   if (inner)
     src += "  const unsigned first = threadIdx.x & (lanes - 1), step = lanes;\n"
            "  const unsigned long long row = (unsigned long long)blockIdx.x * (threads / lanes) + threadIdx.x / lanes;\n";
@@ -835,14 +838,30 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
   src += "  if (row < n && length != 0) {\n    const unsigned long long i = row * length;\n" + parts.unravel("    ");
   for (unsigned k = 0; k < parts.inputs; ++k)
     src += "    const long long b" + number(k) + " = " + parts.strided_offset(k) + ";\n";
-  src += "    for (unsigned long long j = first; j < length; j += unroll * step) {\n"
-         "#pragma unroll\n      for (unsigned u = 0; u < unroll; ++u) {\n"
-         "        const unsigned long long jj = j + u * step;\n"
-         "        if (jj < length)\n";
-  src += accumulate("          ", "acc[u]", parts.element_args([&](unsigned k) {
-    return "b" + number(k) + " + (long long)jj * is" + number(k) + ".s[" + number(v.rank - 1u) + "]";
-  }));
-  src += "      }\n    }\n  }\n";
+  if (v.vec > 1) {  // vector c of the row is its elements c * vec ...; all of a thread's loads, then their use
+    src += "    const unsigned long long vectors = length / vec;\n"
+           "    for (unsigned long long c = first; c < vectors; c += unroll * step) {\n";
+    for (unsigned k = 0; k < parts.inputs; ++k) src += "      " + kernel_parts::vec_type(parts.in_type(k)) + " v" + number(k) + "[unroll];\n";
+    std::string loads;
+    for (unsigned k = 0; k < parts.inputs; ++k)
+      loads += "          v" + number(k) + "[k] = *reinterpret_cast<const " + kernel_parts::vec_type(parts.in_type(k)) + "*>(in" +
+               number(k) + " + b" + number(k) + " + (c + k * step) * vec);\n";
+    src += "#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k)\n        if (c + k * step < vectors) {\n" + loads +
+           "        }\n";
+    src += "#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k)\n        if (c + k * step < vectors)\n"
+           "#pragma unroll\n          for (unsigned j = 0; j < vec; ++j)\n";
+    src += accumulate("            ", "acc[k]", parts.tile_args());
+    src += "    }\n  }\n";
+  } else {
+    src += "    for (unsigned long long j = first; j < length; j += unroll * step) {\n"
+           "#pragma unroll\n      for (unsigned u = 0; u < unroll; ++u) {\n"
+           "        const unsigned long long jj = j + u * step;\n"
+           "        if (jj < length)\n";
+    src += accumulate("          ", "acc[u]", parts.element_args([&](unsigned k) {
+      return "b" + number(k) + " + (long long)jj * is" + number(k) + ".s[" + number(v.rank - 1u) + "]";
+    }));
+    src += "      }\n    }\n  }\n";
+  }
   src += "#pragma unroll\n  for (unsigned u = 1; u < unroll; ++u) acc[0] = jet_combine(acc[0], acc[u]);\n";
   if (inner)
     src += "  T a = jet_warp_combine(acc[0]);\n"

@@ -539,7 +539,19 @@ plan axis_plan(const evaluation& e, const jet::shape& s, int axis, std::size_t r
   }
   v.axis = contiguous_rows ? reduce_axis::inner : reduce_axis::outer;
   v.output_access[0] = access::linear;
-  v.vec = 1;
+  // Rows of whole vectors, each starting aligned in every input (all read forwards), are read a
+  // vector at a time.
+  int widest = 1;  // the widest input's element: the results are written one at a time
+  for (unsigned k = 0; k < d.input_count; ++k) widest = std::max(widest, size_of(d.input_types[k]));
+  const std::int64_t vec = 16 / widest;
+  bool vectors = v.axis == reduce_axis::inner && length >= vec && length % vec == 0;
+  for (unsigned k = 0; k < p.distinct_count && vectors; ++k) {
+    const std::int64_t* strides = p.input_strides[k];
+    vectors = !is_counter(d, p.distinct_slot[k]) && strides[v.rank - 1] == 1 &&
+              reinterpret_cast<std::uintptr_t>(p.distinct[k]) % (vec * size_of(d.input_types[p.distinct_slot[k]])) == 0;
+    for (int dim = 0; dim + 1 < v.rank; ++dim) vectors = vectors && strides[dim] % vec == 0;
+  }
+  v.vec = static_cast<std::uint8_t>(vectors ? vec : 1);
   v.index32 = s.size() < (std::size_t{1} << 32);
   return p;
 }
@@ -576,7 +588,8 @@ reduction_plan plan_reduction(const evaluation& e, int axis, unsigned multiproce
   if (r.p.variant.axis == reduce_axis::inner) {
     // A warp per row, or more while that leaves the device short of warps and rows are long.
     const std::size_t warps_wanted = std::size_t{32} * multiprocessors;
-    while (r.lanes < reduction_threads && results * (r.lanes / 32) < warps_wanted && length >= std::size_t{16} * r.lanes)
+    while (r.lanes < reduction_threads && results * (r.lanes / 32) < warps_wanted &&
+           length >= std::size_t{16} * r.lanes * r.p.variant.vec)
       r.lanes *= 2;
     const unsigned rows_per_block = reduction_threads / r.lanes;
     r.blocks = (results + rows_per_block - 1) / rows_per_block;

@@ -270,6 +270,41 @@ TEST_CASE("axis reductions of random shapes plan one result per row, negative ax
   }
 }
 
+TEST_CASE("rows contiguous and aligned in every input are read a vector at a time", "[cpu][reduce][plan]") {
+  const auto at = [](auto* typed, std::uintptr_t address, jet::shape s) {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    return jet::view<T>(reinterpret_cast<T*>(address), s);
+  };
+  const auto vec_of = [](const auto& e, int axis) {
+    return jet::test::planned_reduction_of<reduction_id::sum>(e, axis).variant.vec;
+  };
+  const auto m = at(static_cast<float*>(nullptr), 0x10000, {64, 1024});
+  CHECK(vec_of(expr(m), 1) == 4);
+  CHECK(vec_of(expr(m), 0) == 1);  // an outer axis: neighbouring threads take neighbouring columns
+  CHECK(vec_of(expr(m.slice(1, 4, 1024)), 1) == 4);  // rows start 16 bytes apart from the base
+  CHECK(vec_of(expr(m.slice(1, 1, 1021)), 1) == 1);  // a row starts off a vector's alignment
+  CHECK(vec_of(expr(m.slice(1, 0, 1022)), 1) == 1);  // rows of 1022: the second row starts off it
+  CHECK(vec_of(expr(m.slice(1, 0, 1024, 2)), 1) == 1);  // every other element
+  CHECK(vec_of(expr(at(static_cast<float*>(nullptr), 0x10004, {64, 1024})), 1) == 1);  // a misaligned base
+  CHECK(vec_of(expr(at(static_cast<float*>(nullptr), 0x10000, {64, 6})), 1) == 1);     // rows of no whole vectors
+  const auto d = at(static_cast<double*>(nullptr), 0x40000, {64, 1024});
+  CHECK(vec_of(expr(m * d), 1) == 2);  // 16 bytes of the widest input
+  const auto h = at(static_cast<jet::bfloat16*>(nullptr), 0x80000, {64, 1024});
+  CHECK(vec_of(expr(h), 1) == 8);
+  CHECK(vec_of(expr(m * jet::random_uniform(jet::shape{64, 1024}, 3)), 1) == 1);  // a counter reads no memory
+  // Every reduction of such rows compiles for sm_90, 16-bit and mixed inputs included.
+  const auto compiles_along_rows = [](const auto& e) {
+    const auto& desc = jet::detail::reduction_kernel<reduction_id::norm2, std::decay_t<decltype(e)>>::desc;
+    const auto l = jet::test::planned_reduction_of<reduction_id::norm2>(e, 1);
+    CHECK(l.variant.vec > 1);
+    CHECK(compiles(desc, l.variant));
+  };
+  compiles_along_rows(expr(m));
+  compiles_along_rows(expr(m * d + 1.0));
+  compiles_along_rows(expr(h * h));
+  compiles_along_rows(expr(at(static_cast<std::int8_t*>(nullptr), 0x10000, {64, 1024})));
+}
+
 TEST_CASE("a launch has 1 to 2^31 - 1 blocks, or is refused", "[cpu][reduce][plan]") {
   CHECK_THROWS_AS(jet::detail::grid_extent(0), jet::invalid_argument);
   CHECK(jet::detail::grid_extent(1) == 1u);
