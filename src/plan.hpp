@@ -20,7 +20,9 @@ struct reduction_launch {
   std::uint64_t results, n;
   std::int64_t extents[max_rank];
   unsigned long long blocks;
-  unsigned lanes;  // threads per row of an inner-axis reduction
+  unsigned threads;  // a block's
+  unsigned lanes;    // threads per row of an inner-axis reduction
+  unsigned slices;   // warps down the axis of an outer-axis reduction
 };
 reduction_launch planned_reduction(const evaluation& e, int axis, unsigned multiprocessors);
 
