@@ -753,8 +753,7 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
                                   axis_names[static_cast<int>(v.axis)] + ", " + std::string(name(t.result)));
   src += reduction_functions(d);
   const std::string index = std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
-  const unsigned block_threads = v.axis == reduce_axis::outer ? outer_reduction_max_threads : reduction_threads;
-  std::string params = "extern \"C\" __global__ void __launch_bounds__(" + number(block_threads) + (v.axis == reduce_axis::outer ? ", 2" : "") + ")\n" +
+  std::string params = "extern \"C\" __global__ void __launch_bounds__(" + number(reduction_threads) + ")\n" +
                        kernel_name + "(" + storage_type(t.result) + "* __restrict__ out" + parts.input_params() +
                        ", const unsigned long long n";
   if (parts.indexed) params += ", const jet_extents<" + rank + "> extents";
@@ -818,20 +817,20 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
   // row * length + j. A group of `step` threads takes a row, thread `first` of it the elements j =
   // first, first + step, ..., `unroll` loads in flight. Inner: a group of `lanes` threads (a
   // multiple of 32) per row, combined by warp shuffles and then across its warps; outer: 32
-  // neighbouring rows per block, each split over the block's `slices` warps and combined in
-  // shared memory.
+  // neighbouring rows per block, each split over the block's 8 warps and combined in shared memory.
   const bool inner = v.axis == reduce_axis::inner;
-  src += params + (inner ? ", const unsigned lanes" : ", const unsigned slices") + ") {\n";
-  // Rows read a vector at a time (every input contiguous along them, each row aligned) keep 4
-  // vectors in flight a thread; rows read an element at a time, 8 elements.
-  src += "  constexpr unsigned threads = " + number(block_threads) + ", unroll = " + (v.vec > 1 || !inner ? "4" : "8") +
-         ", vec = " + number(v.vec) + ";  // threads: at most, for an outer axis\n" + index;
+  src += params + (inner ? ", const unsigned lanes" : "") + ") {\n";
   if (inner)
-    src += "  const unsigned first = threadIdx.x & (lanes - 1), step = lanes;\n"
+    // Rows read a vector at a time (every input contiguous along them, each row aligned) keep 4
+    // vectors in flight a thread; rows read an element at a time, 8 elements.
+    src += "  constexpr unsigned threads = " + number(reduction_threads) + ", unroll = " + (v.vec > 1 ? "4" : "8") +
+           ", vec = " + number(v.vec) + ";\n" + index +
+           "  const unsigned first = threadIdx.x & (lanes - 1), step = lanes;\n"
            "  const unsigned long long row = (unsigned long long)blockIdx.x * (threads / lanes) + threadIdx.x / lanes;\n";
   else
-    src += "  constexpr unsigned columns = 32;\n"
-           "  const unsigned first = threadIdx.x / columns, step = slices;\n"
+    src += "  constexpr unsigned threads = " + number(reduction_threads) + ", unroll = 8;\n" + index +
+           "  constexpr unsigned columns = 32, step = threads / columns;\n"
+           "  const unsigned first = threadIdx.x / columns;\n"
            "  const unsigned long long row = (unsigned long long)blockIdx.x * columns + threadIdx.x % columns;\n";
   src += "  const unsigned long long length = extents.e[" + number(v.rank - 1u) + "];\n";
   src += "  T acc[unroll];\n#pragma unroll\n  for (unsigned u = 0; u < unroll; ++u) acc[u] = jet_identity();\n";
@@ -840,41 +839,53 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
   src += "  if (row < n && length != 0) {\n    const unsigned long long i = row * length;\n" + parts.unravel("    ");
   for (unsigned k = 0; k < parts.inputs; ++k)
     src += "    const long long b" + number(k) + " = " + parts.strided_offset(k) + ";\n";
-  // Item c of the row is its element c, or its vector c (elements c * vec ...). While all of a
-  // thread's `unroll` items are in the row, they are read unmasked, every load in flight before
-  // the first use (masked loads, each a branch, would be issued one use at a time); then the
-  // rest, at most unroll - 1 items a thread.
-  src += std::string("    const unsigned long long items = length") + (v.vec > 1 ? " / vec" : "") + ";\n";
-  src += "    unsigned long long c = first;\n"
-         "    for (; c + (unroll - 1) * step < items; c += unroll * step) {\n";
-  std::string last = "    for (; c < items; c += step) {\n";
-  if (v.vec > 1) {
-    // The k-th vector of this thread's items into vK[k], then its elements into acc[k].
-    std::string loads;
-    for (unsigned k = 0; k < parts.inputs; ++k) {
-      const std::string vt = kernel_parts::vec_type(parts.in_type(k));
-      src += "      " + vt + " v" + number(k) + "[unroll];\n";
-      loads += "        v" + number(k) + "[k] = *reinterpret_cast<const " + vt + "*>(in" + number(k) + " + b" +
-               number(k) + " + (c + k * step) * vec);\n";
+  // Element j of the row, read through input k's stride along the axis.
+  const auto element_at = [&](const std::string& j) {
+    return parts.element_args([&](unsigned k) {
+      return "b" + number(k) + " + (long long)(" + j + ") * is" + number(k) + ".s[" + number(v.rank - 1u) + "]";
+    });
+  };
+  if (inner) {
+    // Item c of the row is its element c, or its vector c (elements c * vec ...). While all of a
+    // thread's `unroll` items are in the row, they are read unmasked, every load in flight before
+    // the first use (masked loads, each a branch, were issued one use at a time: 3.2 TB/s for a
+    // row sum on the H200, 4.4 unmasked); then the rest, at most unroll - 1 items a thread.
+    src += std::string("    const unsigned long long items = length") + (v.vec > 1 ? " / vec" : "") + ";\n";
+    src += "    unsigned long long c = first;\n"
+           "    for (; c + (unroll - 1) * step < items; c += unroll * step) {\n";
+    std::string last = "    for (; c < items; c += step) {\n";
+    if (v.vec > 1) {
+      // The k-th vector of this thread's items into vK[k], then its elements into acc[k].
+      std::string loads;
+      for (unsigned k = 0; k < parts.inputs; ++k) {
+        const std::string vt = kernel_parts::vec_type(parts.in_type(k));
+        src += "      " + vt + " v" + number(k) + "[unroll];\n";
+        loads += "        v" + number(k) + "[k] = *reinterpret_cast<const " + vt + "*>(in" + number(k) + " + b" +
+                 number(k) + " + (c + k * step) * vec);\n";
+      }
+      const std::string use = "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j)\n" +
+                              accumulate("          ", "acc[k]", parts.tile_args());
+      src += "#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k) {\n" + loads +
+             "      }\n#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k) {\n" + use + "      }\n";
+      for (unsigned k = 0; k < parts.inputs; ++k)
+        last += "      " + kernel_parts::vec_type(parts.in_type(k)) + " v" + number(k) + "[1];\n";
+      last += "      const unsigned k = 0;\n      {\n" + loads + "      }\n      {\n" + use + "      }\n";
+    } else {
+      src += "#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k)\n" +
+             accumulate("        ", "acc[k]", element_at("c + k * step"));
+      last += accumulate("      ", "acc[0]", element_at("c"));
     }
-    const std::string use = "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j)\n" +
-                            accumulate("          ", "acc[k]", parts.tile_args());
-    src += "#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k) {\n" + loads +
-           "      }\n#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k) {\n" + use + "      }\n";
-    for (unsigned k = 0; k < parts.inputs; ++k)
-      last += "      " + kernel_parts::vec_type(parts.in_type(k)) + " v" + number(k) + "[1];\n";
-    last += "      const unsigned k = 0;\n      {\n" + loads + "      }\n      {\n" + use + "      }\n";
+    src += "    }\n" + last + "    }\n  }\n";
   } else {
-    const auto at = [&](const std::string& item) {
-      return parts.element_args([&](unsigned k) {
-        return "b" + number(k) + " + (long long)(" + item + ") * is" + number(k) + ".s[" + number(v.rank - 1u) + "]";
-      });
-    };
-    src += "#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k)\n" +
-           accumulate("        ", "acc[k]", at("c + k * step"));
-    last += accumulate("      ", "acc[0]", at("c"));
+    // An outer axis keeps its masked loop (8 warps of a block each read 128 bytes of a row of the
+    // axis); its unmasked forms have not yet measured faster.
+    src += "    for (unsigned long long j = first; j < length; j += unroll * step) {\n"
+           "#pragma unroll\n      for (unsigned u = 0; u < unroll; ++u) {\n"
+           "        const unsigned long long jj = j + u * step;\n"
+           "        if (jj < length)\n";
+    src += accumulate("          ", "acc[u]", element_at("jj"));
+    src += "      }\n    }\n  }\n";
   }
-  src += "    }\n" + last + "    }\n  }\n";
   src += "#pragma unroll\n  for (unsigned u = 1; u < unroll; ++u) acc[0] = jet_combine(acc[0], acc[u]);\n";
   if (inner)
     src += "  T a = jet_warp_combine(acc[0]);\n"
@@ -886,12 +897,12 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
            "    out[row] = jet_finish(a, (double)length);\n"
            "  }\n}\n";
   else
-    src += "  __shared__ T partials[threads];\n"
-           "  partials[threadIdx.x] = acc[0];\n"
+    src += "  __shared__ T slices[threads];\n"
+           "  slices[threadIdx.x] = acc[0];\n"
            "  __syncthreads();\n"
            "  if (first == 0 && row < n) {\n"
            "    T a = acc[0];\n"
-           "    for (unsigned s = 1; s < step; ++s) a = jet_combine(a, partials[s * columns + threadIdx.x]);\n"
+           "    for (unsigned s = 1; s < step; ++s) a = jet_combine(a, slices[s * columns + threadIdx.x]);\n"
            "    out[row] = jet_finish(a, (double)length);\n"
            "  }\n}\n";
   return src;

@@ -81,9 +81,6 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
 /// and operand. An all-elements grid is at most this many blocks per multiprocessor (twice what
 /// fits at once), so it depends only on n and the device.
 inline constexpr unsigned reduction_threads = 256, reduction_ilp = 4, reduction_blocks_per_sm = 2 * 2048 / 256;
-/// An outer-axis reduction's blocks: 32 neighbouring results, each split over 8 to 32 warps down
-/// the axis (a launch parameter).
-inline constexpr unsigned outer_reduction_max_threads = 1024;
 
 /// The expression in C++ syntax, operands named in0.. and s0.. by slot; several outputs as a
 /// tuple "(a, b)".

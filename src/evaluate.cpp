@@ -13,7 +13,6 @@
 #include <jet/runtime.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <array>
 #include <cstdint>
 #include <mutex>
@@ -563,9 +562,7 @@ struct reduction_plan {
   plan p;
   std::size_t results = 0;
   unsigned long long blocks = 0;
-  unsigned threads = reduction_threads;  // a block's
   unsigned lanes = 32;  // threads per row of an inner-axis reduction (a multiple of 32)
-  unsigned slices = 8;  // warps down the axis of an outer-axis reduction
 };
 
 reduction_plan plan_reduction(const evaluation& e, int axis, unsigned multiprocessors) {
@@ -588,16 +585,7 @@ reduction_plan plan_reduction(const evaluation& e, int axis, unsigned multiproce
   const auto length = static_cast<std::size_t>(s[dim]);
   r.p = axis_plan(e, s, dim, results);
   r.blocks = (results + 31) / 32;  // outer: 32 rows per block
-  if (r.p.variant.axis == reduce_axis::outer) {
-    // 8 warps down the axis, or more while the device is short of warps (64 an SM) and the axis
-    // is long.
-    const std::size_t warps_wanted = std::size_t{64} * multiprocessors;
-    while (r.slices < outer_reduction_max_threads / 32 && r.blocks * r.slices < warps_wanted &&
-           length >= std::size_t{64} * r.slices)
-      r.slices *= 2;
-    if (const char* forced = std::getenv("JET_AXIS_SLICES")) r.slices = static_cast<unsigned>(std::atoi(forced));
-    r.threads = 32 * r.slices;
-  } else {
+  if (r.p.variant.axis == reduce_axis::inner) {
     // A warp per row, or more while that leaves the device short of warps and rows are long.
     const std::size_t warps_wanted = std::size_t{32} * multiprocessors;
     while (r.lanes < reduction_threads && results * (r.lanes / 32) < warps_wanted &&
@@ -640,22 +628,20 @@ void reduce(const evaluation& e, int axis) {
   CUfunction f = find_kernel(e.desc, e.slot, r.p.variant);
   pack_inputs(e, r.p, r.p.n, a);
   workspace w{};
-  unsigned lanes = r.lanes, slices = r.slices;
+  unsigned lanes = r.lanes;
   if (r.p.variant.axis == reduce_axis::all) {
     w = workspaces::instance().for_stream(current_stream_handle());
     a.params[a.count++] = &w.partials;
     a.params[a.count++] = &w.ticket;
   } else if (r.p.variant.axis == reduce_axis::inner) {
     a.params[a.count++] = &lanes;
-  } else {
-    a.params[a.count++] = &slices;
   }
-  launch(f, r.blocks, r.threads, a);
+  launch(f, r.blocks, reduction_threads, a);
 }
 
 reduction_launch planned_reduction(const evaluation& e, int axis, unsigned multiprocessors) {
   const reduction_plan r = plan_reduction(e, axis, multiprocessors);
-  reduction_launch l{r.p.variant, r.results, r.blocks ? r.p.n : 0, {}, r.blocks, r.threads, r.lanes, r.slices};
+  reduction_launch l{r.p.variant, r.results, r.blocks ? r.p.n : 0, {}, r.blocks, r.lanes};
   std::copy(r.p.extents, r.p.extents + (r.blocks ? r.p.variant.rank : 0), l.extents);
   return l;
 }

@@ -20,9 +20,7 @@ struct reduction_launch {
   std::uint64_t results, n;
   std::int64_t extents[max_rank];
   unsigned long long blocks;
-  unsigned threads;  // a block's
-  unsigned lanes;    // threads per row of an inner-axis reduction
-  unsigned slices;   // warps down the axis of an outer-axis reduction
+  unsigned lanes;  // threads per row of an inner-axis reduction
 };
 reduction_launch planned_reduction(const evaluation& e, int axis, unsigned multiprocessors);
 

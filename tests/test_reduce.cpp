@@ -305,27 +305,6 @@ TEST_CASE("rows contiguous and aligned in every input are read a vector at a tim
   compiles_along_rows(expr(at(static_cast<std::int8_t*>(nullptr), 0x10000, {64, 1024})));
 }
 
-TEST_CASE("an outer axis is split over more warps while the device is short of them", "[cpu][reduce][plan]") {
-  const auto launch_of = [](std::int64_t rows, std::int64_t columns) {
-    const jet::view<float> m(reinterpret_cast<float*>(0x10000), jet::shape{rows, columns});
-    return jet::test::planned_reduction_of<reduction_id::sum>(expr(m), 0);
-  };
-  const auto square = launch_of(16384, 16384);  // 512 blocks of 32 columns: 8 warps each fill half an H200
-  CHECK(square.variant.axis == reduce_axis::outer);
-  CHECK(square.blocks == 512);
-  CHECK(square.slices == 32);
-  CHECK(square.threads == 1024);
-  const auto wide = launch_of(4096, 1 << 20);  // 32768 blocks: 8 warps each are plenty
-  CHECK(wide.slices == 8);
-  CHECK(wide.threads == 256);
-  const auto short_axis = launch_of(100, 64);  // too short for more than 8 warps down it
-  CHECK(short_axis.slices == 8);
-  const auto tall = launch_of(1 << 20, 64);
-  CHECK(tall.slices == 32);
-  const auto& d = desc_of<reduction_id::sum>(expr(jet::view<float>(reinterpret_cast<float*>(0x10000), jet::shape{4, 4})));
-  CHECK(compiles(d, square.variant));
-}
-
 TEST_CASE("a launch has 1 to 2^31 - 1 blocks, or is refused", "[cpu][reduce][plan]") {
   CHECK_THROWS_AS(jet::detail::grid_extent(0), jet::invalid_argument);
   CHECK(jet::detail::grid_extent(1) == 1u);
