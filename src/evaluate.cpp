@@ -177,6 +177,15 @@ bool all_contiguous(const evaluation& e, const jet::shape& s) {
   return true;
 }
 
+// Whether an operand of elements of `size` bytes at `data`, with these strides over `rank`
+// dimensions, starts every row (the inner dimension's run) on a boundary of `vec` elements.
+bool rows_aligned_for(unsigned vec, const void* data, const std::int64_t* strides, int rank, int size) {
+  if (reinterpret_cast<std::uintptr_t>(data) % (vec * static_cast<unsigned>(size)) != 0) return false;
+  for (int dim = 0; dim + 1 < rank; ++dim)
+    if (strides[dim] % vec != 0) return false;
+  return true;
+}
+
 plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   const kernel_desc& d = e.desc;
   plan p;
@@ -262,10 +271,8 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   unsigned vec = max_vector_width(d);
   if (merged > 1 && !p.variant.rows && inner % vec) vec = 1;  // a vector must not cross a row
   auto allow = [&](access a, const void* ptr, const std::int64_t* st, int size) {
-    const bool aligned = reinterpret_cast<std::uintptr_t>(ptr) % (vec * size) == 0;
-    bool outer_aligned = true;
-    for (int dim = 0; dim + 1 < merged; ++dim) outer_aligned = outer_aligned && st[dim] % vec == 0;
-    if (a == access::gather || ((a == access::linear || a == access::unit) && !(aligned && outer_aligned))) vec = 1;
+    if (a == access::gather || ((a == access::linear || a == access::unit) && !rows_aligned_for(vec, ptr, st, merged, size)))
+      vec = 1;
   };
   for (unsigned k = 0; k < p.distinct_count; ++k) {
     p.variant.input_access[k] = access_of(p.input_strides[k], p.extents, merged);
@@ -543,13 +550,12 @@ plan axis_plan(const evaluation& e, const jet::shape& s, int axis, std::size_t r
   // vector at a time.
   int widest = 1;  // the widest input's element: the results are written one at a time
   for (unsigned k = 0; k < d.input_count; ++k) widest = std::max(widest, size_of(d.input_types[k]));
-  const std::int64_t vec = 16 / widest;
+  const unsigned vec = 16 / static_cast<unsigned>(widest);
   bool vectors = v.axis == reduce_axis::inner && length >= vec && length % vec == 0;
   for (unsigned k = 0; k < p.distinct_count && vectors; ++k) {
-    const std::int64_t* strides = p.input_strides[k];
-    vectors = !is_counter(d, p.distinct_slot[k]) && strides[v.rank - 1] == 1 &&
-              reinterpret_cast<std::uintptr_t>(p.distinct[k]) % (vec * size_of(d.input_types[p.distinct_slot[k]])) == 0;
-    for (int dim = 0; dim + 1 < v.rank; ++dim) vectors = vectors && strides[dim] % vec == 0;
+    const unsigned slot = p.distinct_slot[k];
+    vectors = !is_counter(d, slot) && p.input_strides[k][v.rank - 1] == 1 &&
+              rows_aligned_for(vec, p.distinct[k], p.input_strides[k], v.rank, size_of(d.input_types[slot]));
   }
   v.vec = static_cast<std::uint8_t>(vectors ? vec : 1);
   v.index32 = s.size() < (std::size_t{1} << 32);
