@@ -8,6 +8,10 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace jet::test {
@@ -73,6 +77,62 @@ template <class T> host_reduction<T> host_reduce(jet::detail::reduction_id r, co
   }
   const T total = host_combine_range(r, mapped, 0, mapped.size());
   return {host_finish(r, total, static_cast<double>(values.size())), magnitude};
+}
+
+/// An element as the kernels compute with it: 16-bit floats in float32.
+template <class E> auto widen(E v) {
+  if constexpr (std::is_same_v<E, jet::float16> || std::is_same_v<E, jet::bfloat16>) return static_cast<float>(v);
+  else return v;
+}
+
+/// The largest change of one rounding into float dtype T, with a factor of two to spare (a 16-bit
+/// result is rounded from float64 through float32): relative, and absolute where the result is
+/// subnormal in T (half of T's smallest subnormal, doubled).
+template <class T> long double result_unit() {
+  if constexpr (std::is_same_v<T, double>) return 0x1p-52L;
+  else if constexpr (std::is_same_v<T, float>) return 0x1p-23L;
+  else return static_cast<float>(std::numeric_limits<T>::epsilon());
+}
+template <class T> long double result_subnormal_unit() {
+  return static_cast<long double>(widen(std::numeric_limits<T>::denorm_min()));
+}
+
+/// Whether a device result is within README's bound of the host's, and the figures that say so.
+struct reduction_verdict {
+  bool ok;
+  std::string text;  // the value got, the value expected and the bound
+};
+
+/// Whether `got` is reduction r's result of n elements, `ref` from the host. Floats: within
+/// README's bound, the result's rounding (relative, or absolute for a subnormal result) plus
+/// (n/64 + 64) roundings of 2^-53 (float64 accumulation on the device and in the reference) of the
+/// mapped values' magnitudes, plus `element_rtol` of it for elements the host computed differently
+/// (in float64). Integers and bool: exactly.
+template <class Acc, class Res>
+reduction_verdict judge(Res got, const host_reduction<Acc>& ref, std::size_t n, jet::detail::reduction_id r,
+                        double element_rtol = 0) {
+  using jet::detail::reduction_id;
+  std::ostringstream text;
+  text.precision(17);
+  if constexpr (jet::is_floating(jet::dtype_of<Res>())) {
+    const long double g = static_cast<long double>(widen(got));
+    text << "got " << static_cast<double>(g) << ", expected " << static_cast<double>(ref.value);
+    if (std::isnan(ref.value)) return {std::isnan(g), text.str() + " (NaN)"};
+    const long double accumulation = (n / 64.0L + 64) * 0x1p-53L + element_rtol;
+    long double bound = result_unit<Res>() * std::fabs(ref.value) + result_subnormal_unit<Res>();
+    if (r == reduction_id::sum) bound += accumulation * ref.magnitude;
+    if (r == reduction_id::mean) bound += accumulation * ref.magnitude / n;
+    if (r == reduction_id::norm2 && ref.value > 0) bound += accumulation * ref.magnitude / ref.value;
+    if (r == reduction_id::prod) bound += (n + 64) * 0x1p-53L * std::fabs(ref.value);
+    text << ", bound " << static_cast<double>(bound) << " (error " << static_cast<double>(std::fabs(g - ref.value))
+         << ")";
+    return {std::fabs(g - ref.value) <= bound, text.str()};
+  } else {
+    const Res expected = std::is_same_v<Acc, std::uint64_t> ? static_cast<Res>(static_cast<std::uint64_t>(ref.value))
+                                                            : static_cast<Res>(ref.value);
+    text << "got " << +got << ", expected " << +expected << " exactly";
+    return {got == expected, text.str()};
+  }
 }
 
 }  // namespace jet::test
