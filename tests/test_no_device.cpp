@@ -33,7 +33,9 @@ TEST_CASE("no driver: streams and events need the device; the default stream and
     jet::stream_guard on(legacy);  // the stream that is current already: nothing to order
     CHECK(jet::current_stream().handle() == nullptr);
   }
-  CHECK_THROWS_WITH(jet::capture([] {}),
+  bool ran = false;
+  CHECK_THROWS_WITH(jet::capture([&] { ran = true; }),
                     "jet::capture: the legacy default stream cannot be captured; make a jet::stream current with "
                     "jet::stream_guard first");
+  CHECK_FALSE(ran);  // refused before the step runs, as README says
 }
