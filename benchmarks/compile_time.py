@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""What jet costs the user's compiler: host compile time and peak memory of one translation unit
+that includes jet.hpp and evaluates 0, 1, 10 and 50 distinct expressions (each a type of its own,
+so each instantiates its own kernel description and cache slot), compiled with g++ -O2 -c.
+
+Usage, from the repository root: python3 benchmarks/compile_time.py [--compiler g++] [--repeat 3]
+Prints one line per count: expressions, seconds (the fastest of the repeats), peak MB of the
+compiler process. Needs no GPU and no CUDA library; RESULTS.md keeps the figures.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+UNARY = ["jet::exp", "jet::relu", "jet::abs", "jet::sin", "jet::tanh", "jet::sqrt", "jet::sigmoid", "-"]
+BINARY = ["+", "*", "-", "/"]
+
+
+def expression(k):
+    """The k-th expression: its digits pick the ops, so every k gives another type."""
+    e = "x"
+    for depth in range(3):
+        unary, k = UNARY[k % len(UNARY)], k // len(UNARY)
+        binary, k = BINARY[k % len(BINARY)], k // len(BINARY)
+        operand = "y" if depth % 2 == 0 else "x"
+        e = f"{unary}({e}) {binary} {operand}" if unary != "-" else f"-({e}) {binary} {operand}"
+    return e
+
+
+def source(count):
+    lines = ["#include <jet/jet.hpp>", "", "void evaluate(jet::array<float>& z, const jet::array<float>& x,",
+             "              const jet::array<float>& y) {"]
+    lines += [f"  z = {expression(k)};" for k in range(count)]
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
+def compile_once(compiler, include, path):
+    start = time.perf_counter()
+    child = subprocess.Popen([compiler, "-std=c++20", "-O2", "-c", "-I", include, path, "-o", os.devnull])
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    if status != 0:
+        sys.exit(f"{compiler} failed on {path}")
+    return seconds, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--compiler", default="g++")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    include = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include")
+    version = subprocess.run([args.compiler, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    print(f"compile_time: {version}, -O2, {os.cpu_count()} cores, fastest of {args.repeat}")
+    with tempfile.TemporaryDirectory() as scratch:
+        for count in (0, 1, 10, 50):
+            path = os.path.join(scratch, f"expressions_{count}.cpp")
+            with open(path, "w") as f:
+                f.write(source(count))
+            runs = [compile_once(args.compiler, include, path) for _ in range(args.repeat)]
+            seconds = min(r[0] for r in runs)
+            megabytes = max(r[1] for r in runs)
+            print(f"compile_time expressions={count} seconds={seconds:.2f} peak_mb={megabytes:.0f}")
+
+
+if __name__ == "__main__":
+    main()
