@@ -2,8 +2,8 @@
 
 #include "codegen.hpp"
 #include "compiler.hpp"
-#include "interpreter.hpp"
 #include "kernel_cache.hpp"
+#include "settings.hpp"
 
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/runtime.hpp>
@@ -16,11 +16,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <future>
 #include <mutex>
@@ -34,8 +31,6 @@ namespace jet::detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-void warn(const std::string& message) { std::fprintf(stderr, "jet: warning: %s\n", message.c_str()); }
 
 std::string errno_text() { return std::generic_category().message(errno); }
 
@@ -228,7 +223,7 @@ std::shared_ptr<disk_cache> disk_cache::open(const fs::path& directory, std::uin
   unique_fd fd(problem.empty() ? ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1);
   if (problem.empty()) problem = fd.fd < 0 ? open_problem(AT_FDCWD, directory.c_str()) : directory_problem(fd.fd);
   if (problem.empty()) return std::shared_ptr<disk_cache>(new disk_cache(directory, std::exchange(fd.fd, -1), max_bytes));
-  warn("the kernel cache directory " + directory.string() + " " + problem + "; caching kernels in memory only");
+  print_warning("the kernel cache directory " + directory.string() + " " + problem + "; caching kernels in memory only");
   return nullptr;
 }
 
@@ -237,7 +232,7 @@ bool disk_cache::trusted() const {
   const std::string problem = directory_problem(fd_);
   if (problem.empty()) return true;
   if (!refused_.exchange(true))
-    warn("the kernel cache directory " + directory_.string() + " " + problem + " now; caching kernels in memory only");
+    print_warning("the kernel cache directory " + directory_.string() + " " + problem + " now; caching kernels in memory only");
   return false;
 }
 
@@ -259,7 +254,7 @@ std::optional<std::string> disk_cache::load(const cache_key& key) const {
   decoded_entry entry;
   if (problem.empty()) problem = (entry = decode_entry(content, key.text)).problem;
   if (!problem.empty()) {
-    warn("the kernel cache entry " + entry_path(key).string() + " " + problem + "; compiling the kernel again");
+    print_warning("the kernel cache entry " + entry_path(key).string() + " " + problem + "; compiling the kernel again");
     return std::nullopt;
   }
   ::futimens(file.fd, nullptr);  // used now: least recently used entries are evicted first
@@ -280,7 +275,7 @@ bool disk_cache::store(const cache_key& key, std::string_view cubin) const {
     ::unlinkat(fd_, temporary.c_str(), 0);
   }
   if (!problem.empty()) {
-    warn("cannot store a kernel in the cache directory " + directory_.string() + ": " + problem);
+    print_warning("cannot store a kernel in the cache directory " + directory_.string() + ": " + problem);
     return false;
   }
   evict_over_bound();
@@ -330,31 +325,9 @@ void disk_cache::evict_over_bound() const {
 // --- The process's cache ------------------------------------------------------------------------
 namespace {
 
-std::uint64_t max_bytes_from_environment() {
-  constexpr std::uint64_t one_gib = std::uint64_t{1} << 30;
-  const char* text = std::getenv("JET_CACHE_MAX_BYTES");
-  if (!text) return one_gib;
-  std::uint64_t bytes = 0;
-  const char* end = text + std::strlen(text);
-  if (const auto parsed = std::from_chars(text, end, bytes); parsed.ec == std::errc() && parsed.ptr == end && end != text)
-    return bytes;
-  warn("JET_CACHE_MAX_BYTES=" + std::string(text) + " is not a number of bytes; keeping the cache within 1 GiB");
-  return one_gib;
-}
-
-// $JET_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/jet, else ~/.cache/jet; empty with no
-// home to put it in.
-fs::path directory_from_environment() {
-  if (const char* directory = std::getenv("JET_CACHE_DIR")) return directory;
-  // The XDG specification says to ignore a relative XDG_CACHE_HOME.
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return fs::path(xdg) / "jet";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "jet";
-  return {};
-}
-
 std::shared_ptr<const disk_cache> open_cache(const fs::path& directory) {
   if (directory.empty()) return nullptr;
-  return disk_cache::open(directory, max_bytes_from_environment());
+  return disk_cache::open(directory, cache_max_bytes_setting());
 }
 
 struct process_disk_cache {
@@ -423,16 +396,6 @@ cached_cubin load_or_compile(const cache_key& key, const std::string& source, in
 
 }  // namespace
 
-// JET_LOG=info: one line on stderr per compile and per disk hit, with its time, and per
-// evaluation that the interpreter runs or cannot run.
-void log_info(const std::string& message) {
-  static const bool enabled = [] {
-    const char* level = std::getenv("JET_LOG");
-    return level && std::string_view(level) == "info";
-  }();
-  if (enabled) std::fprintf(stderr, "jet: %s\n", message.c_str());
-}
-
 void prepare_compiles() {
   active_disk_cache();
   in_flight();
@@ -442,7 +405,7 @@ std::shared_ptr<const disk_cache> active_disk_cache() {
   process_disk_cache& p = process_cache();
   std::lock_guard lock(p.mutex);
   if (!p.chosen) {
-    p.cache = open_cache(directory_from_environment());
+    p.cache = open_cache(cache_directory_setting());
     p.chosen = true;
   }
   return p.cache;
@@ -472,7 +435,7 @@ std::optional<cached_cubin> cached_on_disk(const std::string& source, int arch, 
 namespace jet {
 
 void set_disk_cache(bool enabled) {
-  detail::process_cache().choose(enabled ? detail::open_cache(detail::directory_from_environment()) : nullptr);
+  detail::process_cache().choose(enabled ? detail::open_cache(detail::cache_directory_setting()) : nullptr);
 }
 
 void set_disk_cache_directory(const std::string& directory) {
