@@ -29,24 +29,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using jet::test::compile_fresh;
-using jet::test::contains;
-using jet::test::counted_since;
-using jet::test::counts;
-using jet::test::entry_path_of;
-using jet::test::exit_code_of;
-using jet::test::hopper;
-using jet::test::is_cubin;
-using jet::test::key_of;
-using jet::test::lines_with;
-using jet::test::list_directory;
-using jet::test::listing;
-using jet::test::overwrite_file;
-using jet::test::read_file;
-using jet::test::restore_disk_cache;
-using jet::test::scratch_directory;
-using jet::test::start_filler;
-using jet::test::stderr_of;
+using namespace jet::test;  // the disk cache tests' tools, operands and scratch directories
 
 // Compiles e whose entry is not to be used: a warning, a compile and a valid entry that the next
 // compile loads.
@@ -311,11 +294,21 @@ TEST_CASE("the cache stays within its bound, evicting the least recently used en
     const timespec used[2] = {{std::time(nullptr) - 300 + 100 * k, 0}, {std::time(nullptr) - 300 + 100 * k, 0}};
     REQUIRE(::utimensat(AT_FDCWD, cache->entry_path(keys[k]).c_str(), used, 0) == 0);
   }
-  // Temporary files: one a writer left an hour ago is removed, one being written now is not.
-  overwrite_file(directory / ".tmp-abandoned", "x");
-  overwrite_file(directory / ".tmp-in-progress", "x");
-  const timespec abandoned[2] = {{std::time(nullptr) - 7200, 0}, {std::time(nullptr) - 7200, 0}};
-  REQUIRE(::utimensat(AT_FDCWD, (directory / ".tmp-abandoned").c_str(), abandoned, 0) == 0);
+  // Temporary files: one jet left an hour ago is removed, one being written now is not. Files jet
+  // did not write are never removed, whatever their names and ages: the directory may be shared
+  // (JET_CACHE_DIR=~/scratch), and a file named like an entry does not count towards the bound.
+  const std::string written = read_file(cache->entry_path(keys[0]));
+  const std::string foreign_entry = "0123456789abcdef.cubin";
+  overwrite_file(directory / ".jet-tmp-abandoned", written);
+  overwrite_file(directory / ".jet-tmp-in-progress", written);
+  overwrite_file(directory / ".jet-tmp-not-an-entry", "notes");
+  overwrite_file(directory / ".tmp-notes.txt", "notes");
+  overwrite_file(directory / foreign_entry, std::string(entry_bytes, 'n'));
+  const std::time_t two_hours_ago = std::time(nullptr) - 7200;
+  for (const char* old : {".jet-tmp-abandoned", ".jet-tmp-not-an-entry", ".tmp-notes.txt", foreign_entry.c_str()}) {
+    const timespec abandoned[2] = {{two_hours_ago, 0}, {two_hours_ago, 0}};  // the least recently used
+    REQUIRE(::utimensat(AT_FDCWD, (directory / old).c_str(), abandoned, 0) == 0);
+  }
 
   REQUIRE(cache->load(keys[0]) == cubin);  // the oldest is used now: b is the least recently used
   REQUIRE(cache->store(keys[3], cubin));
@@ -323,9 +316,12 @@ TEST_CASE("the cache stays within its bound, evicting the least recently used en
   CHECK_FALSE(fs::exists(cache->entry_path(keys[1])));
   CHECK(fs::exists(cache->entry_path(keys[2])));
   CHECK(fs::exists(cache->entry_path(keys[3])));
-  CHECK(list_directory(directory).entry_bytes <= entry_bytes * 7 / 2);
-  CHECK_FALSE(fs::exists(directory / ".tmp-abandoned"));
-  CHECK(fs::exists(directory / ".tmp-in-progress"));
+  CHECK(list_directory(directory).entry_bytes - entry_bytes <= entry_bytes * 7 / 2);  // the foreign file aside
+  CHECK_FALSE(fs::exists(directory / ".jet-tmp-abandoned"));
+  CHECK(fs::exists(directory / ".jet-tmp-in-progress"));
+  CHECK(read_file(directory / ".jet-tmp-not-an-entry") == "notes");
+  CHECK(read_file(directory / ".tmp-notes.txt") == "notes");
+  CHECK(read_file(directory / foreign_entry) == std::string(entry_bytes, 'n'));
 }
 
 TEST_CASE("8 threads compiling the same 100 expressions compile each kernel once", "[cpu][disk_cache][threads]") {
