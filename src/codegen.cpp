@@ -1,5 +1,6 @@
 #include "codegen.hpp"
 #include "interpreter.hpp"
+#include "settings.hpp"
 
 #include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
@@ -279,16 +280,8 @@ kernel_shape shape_of(const variant_key& v) {
   // JET_KERNEL_SHAPE=threads,ilp replaces it for the whole process: a tuning knob for benchmark
   // runs, read once.
   static const kernel_shape chosen = [] {
-    kernel_shape s{128, 2, 0};
-    if (const char* env = std::getenv("JET_KERNEL_SHAPE")) {
-      unsigned threads = 0, ilp = 0;
-      if (std::sscanf(env, "%u,%u", &threads, &ilp) == 2 && threads >= 32 && threads <= 1024 && threads % 32 == 0 &&
-          ilp >= 1 && ilp <= 16)
-        s = {threads, ilp, 0};
-      else
-        std::fprintf(stderr, "jet: ignoring JET_KERNEL_SHAPE=%s (want threads,ilp)\n", env);
-    }
-    return s;
+    const threads_and_ilp s = kernel_shape_setting().value_or(threads_and_ilp{128, 2});
+    return kernel_shape{s.threads, s.ilp, 0};
   }();
   // A rows kernel whose operands are read one element at a time (some row is misaligned for
   // vectors) keeps as many elements per thread in flight as vectors would: memory-level
@@ -994,15 +987,7 @@ bool interpreter_stores(const interpreter_family& f, dtype t) {
 // 4, 8 and 16 ops; 8 elements (56 registers) at 0.98, 0.97, 0.88 and 0.56. Local memory (LDL/STL)
 // is only in sin's and cos's reduction of huge arguments, as in compiled kernels.
 unsigned interpreter_elements(const interpreter_family& f) {
-  static const unsigned requested = [] {
-    const char* env = std::getenv("JET_INTERPRETER_ELEMENTS");
-    unsigned n = 0;
-    if (env && (std::sscanf(env, "%u", &n) != 1 || n == 0 || n > 16)) {
-      std::fprintf(stderr, "jet: ignoring JET_INTERPRETER_ELEMENTS=%s (want 1 to 16)\n", env);
-      n = 0;
-    }
-    return n;
-  }();
+  const unsigned requested = interpreter_elements_setting().value_or(0);
   return requested && requested % f.group == 0 ? requested : f.elements;
 }
 

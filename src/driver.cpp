@@ -1,22 +1,19 @@
 #include "driver.hpp"
+#include "settings.hpp"
 
 #include <jet/error.hpp>
 #include <jet/runtime.hpp>
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <string>
 
 namespace jet::detail {
 namespace {
 
-// The library to load: JET_CUDA_DRIVER overrides it (tests use this to exercise the no-driver path).
-const char* driver_library() {
-  const char* p = std::getenv("JET_CUDA_DRIVER");
-  return p && *p ? p : "libcuda.so.1";
-}
+// The library to load: JET_CUDA_DRIVER overrides it (tests load a null driver this way).
+const char* driver_library() { return cuda_driver_setting().c_str(); }
 
 struct loaded_driver {
   driver_api api;
@@ -37,8 +34,7 @@ std::string error_text(const driver_api& api, CUresult r) {
 // the system at each synchronization; null when the driver or device has no pools, or when
 // JET_MEMORY_POOL=off asks for plain cuMemAlloc.
 CUmemoryPool default_pool(const driver_api& api, CUdevice device) {
-  const char* setting = std::getenv("JET_MEMORY_POOL");
-  if (setting && std::string(setting) == "off") return nullptr;
+  if (!memory_pool_setting()) return nullptr;
   int supported = 0;
   if (!api.cuMemAllocAsync || !api.cuMemFreeAsync || !api.cuDeviceGetDefaultMemPool || !api.cuMemPoolSetAttribute ||
       !api.cuMemPoolTrimTo ||

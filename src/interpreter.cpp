@@ -320,23 +320,10 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
   return e;
 }
 
-std::optional<jit_policy> parse_jit_policy(std::string_view text) {
-  if (text == "sync") return jit_policy::sync;
-  if (text == "async") return jit_policy::async;
-  if (text == "interpret") return jit_policy::interpret;
-  return std::nullopt;
-}
-
 namespace {
 
 std::atomic<jit_policy>& policy_in_force() {
-  static std::atomic<jit_policy> policy = [] {
-    const char* text = std::getenv("JET_JIT");
-    if (!text || !*text) return jit_policy::async;
-    if (const auto p = parse_jit_policy(text)) return *p;
-    std::fprintf(stderr, "jet: ignoring JET_JIT=%s (want sync, async or interpret)\n", text);
-    return jit_policy::async;
-  }();
+  static std::atomic<jit_policy> policy = jit_policy_setting();
   return policy;
 }
 

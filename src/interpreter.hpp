@@ -29,6 +29,8 @@
 //   more bytes in flight than the blocks' own loads keep.
 #pragma once
 
+#include "settings.hpp"
+
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/runtime.hpp>
 
@@ -135,9 +137,6 @@ void launch_interpreter(encoding& e, void* const* outputs, const void* const* in
 /// The policy in force (JET_JIT at start-up, then jet::set_jit_policy).
 jit_policy current_jit_policy();
 
-/// JET_LOG=info: one line on stderr.
-void log_info(const std::string& message);
-
 /// The interpreter kernel's source for one family, generated from the op table.
 std::string interpreter_source(const interpreter_family& f);
 
@@ -151,8 +150,5 @@ inline unsigned register_bytes(const interpreter_family& f) {
   return interpreter_threads * interpreter_elements(f) * static_cast<unsigned>(size_of(f.compute));
 }
 inline constexpr const char* interpreter_kernel_name = "jet_interpret";
-
-/// How evaluations get their kernels: JET_JIT=sync|async|interpret, or jet::set_jit_policy.
-std::optional<jit_policy> parse_jit_policy(std::string_view text);
 
 }  // namespace jet::detail

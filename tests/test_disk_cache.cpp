@@ -4,6 +4,7 @@
 // directory of its own.
 #include "support/catch.hpp"
 #include "support/cubin.hpp"
+#include "support/disk_cache_tools.hpp"
 #include "support/numbered_expressions.hpp"
 #include "support/operands.hpp"
 #include "support/scratch.hpp"
@@ -15,111 +16,20 @@
 #include <jet/jet.hpp>
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 #include <ctime>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <ostream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-extern char** environ;
-
 namespace {
 
 namespace fs = std::filesystem;
-using jet::test::hopper;
-using jet::test::is_cubin;
-using jet::test::restore_disk_cache;
-using jet::test::scratch_directory;
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Overwrites the file in place, as damage would (no rename: same file, same mode).
-void overwrite_file(const fs::path& p, const std::string& content) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << content;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// What f writes to stderr, where jet's warnings go; stderr is a temporary file meanwhile.
-template <class F> std::string stderr_of(F&& f) {
-  struct redirect {
-    std::FILE* capture = std::tmpfile();
-    int saved = ::dup(2);
-    redirect() {
-      std::fflush(stderr);
-      ::dup2(::fileno(capture), 2);
-    }
-    ~redirect() {
-      std::fflush(stderr);
-      ::dup2(saved, 2);
-      ::close(saved);
-      std::fclose(capture);
-    }
-  } r;
-  f();
-  std::fflush(stderr);
-  std::rewind(r.capture);
-  std::string text;
-  for (int c; (c = std::fgetc(r.capture)) != EOF;) text += static_cast<char>(c);
-  return text;
-}
-
-// The names in a directory that are cache entries, and those that are anything else.
-struct listing {
-  std::vector<std::string> entries, others;
-  std::uintmax_t entry_bytes = 0;
-};
-listing list_directory(const fs::path& directory) {
-  listing l;
-  for (const fs::directory_entry& e : fs::directory_iterator(directory)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_regular_file() && name.ends_with(".cubin")) {
-      l.entries.push_back(name);
-      l.entry_bytes += e.file_size();
-    } else {
-      l.others.push_back(name);
-    }
-  }
-  return l;
-}
-
-template <class E> jet::detail::cache_key key_of(const E& e) { return jet::detail::cache_key_for(jet::source(e), hopper.value); }
-
-template <class E> fs::path entry_path_of(const E& e) { return jet::detail::active_disk_cache()->entry_path(key_of(e)); }
-
-struct counts {
-  std::uint64_t compiles, disk_hits, disk_writes;
-  friend bool operator==(const counts&, const counts&) = default;
-};
-std::ostream& operator<<(std::ostream& out, const counts& c) {
-  return out << "{compiles " << c.compiles << ", disk hits " << c.disk_hits << ", disk writes " << c.disk_writes << "}";
-}
-// What jet::stats() counted since `before`.
-counts counted_since(const jet::statistics& before) {
-  const jet::statistics now = jet::stats();
-  return {now.compiles - before.compiles, now.disk_hits - before.disk_hits, now.disk_writes - before.disk_writes};
-}
-
-// Compiles e with no disk entry for it; then e's entry holds a valid cubin.
-template <class E> void compile_fresh(const E& e) {
-  const jet::compiled_kernel k = jet::compile(e, hopper);
-  REQUIRE(is_cubin(k));
-  REQUIRE_FALSE(k.from_disk_cache);
-}
+using namespace jet::test;  // the disk cache tests' tools, operands and scratch directories
 
 // Compiles e whose entry is not to be used: a warning, a compile and a valid entry that the next
 // compile loads.
@@ -138,41 +48,6 @@ template <class E> void check_replaced(const E& e, const std::string& why) {
   const jet::compiled_kernel again = jet::compile(e, hopper);
   CHECK(again.from_disk_cache);
   CHECK(again.cubin == k.cubin);
-}
-
-// The cache filler started on `directory` for its first `count` expressions from `first` on, with
-// `environment` added to this process's and its stderr in `stderr_file`, if one is named.
-pid_t start_filler(const fs::path& directory, int count, int first, const std::vector<std::string>& environment = {},
-                   const fs::path& stderr_file = {}) {
-  std::vector<std::string> env(environment);  // first: getenv finds these before this process's own
-  for (char** v = environ; *v; ++v) env.emplace_back(*v);
-  std::vector<char*> envp;
-  for (std::string& v : env) envp.push_back(v.data());
-  envp.push_back(nullptr);
-  std::string program = JET_CACHE_FILLER, dir = directory.string(), n = std::to_string(count),
-              from = std::to_string(first);
-  char* argv[] = {program.data(), dir.data(), n.data(), from.data(), nullptr};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (!stderr_file.empty()) posix_spawn_file_actions_addopen(&actions, 2, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = -1;
-  const int failed = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(failed == 0);
-  return pid;
-}
-
-int exit_code_of(pid_t pid) {
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
-}
-
-std::size_t lines_with(const std::string& text, const std::string& part) {
-  std::istringstream in(text);
-  std::size_t n = 0;
-  for (std::string line; std::getline(in, line);) n += contains(line, part);
-  return n;
 }
 
 }  // namespace
@@ -419,11 +294,21 @@ TEST_CASE("the cache stays within its bound, evicting the least recently used en
     const timespec used[2] = {{std::time(nullptr) - 300 + 100 * k, 0}, {std::time(nullptr) - 300 + 100 * k, 0}};
     REQUIRE(::utimensat(AT_FDCWD, cache->entry_path(keys[k]).c_str(), used, 0) == 0);
   }
-  // Temporary files: one a writer left an hour ago is removed, one being written now is not.
-  overwrite_file(directory / ".tmp-abandoned", "x");
-  overwrite_file(directory / ".tmp-in-progress", "x");
-  const timespec abandoned[2] = {{std::time(nullptr) - 7200, 0}, {std::time(nullptr) - 7200, 0}};
-  REQUIRE(::utimensat(AT_FDCWD, (directory / ".tmp-abandoned").c_str(), abandoned, 0) == 0);
+  // Temporary files: one jet left an hour ago is removed, one being written now is not. Files jet
+  // did not write are never removed, whatever their names and ages: the directory may be shared
+  // (JET_CACHE_DIR=~/scratch), and a file named like an entry does not count towards the bound.
+  const std::string written = read_file(cache->entry_path(keys[0]));
+  const std::string foreign_entry = "0123456789abcdef.cubin";
+  overwrite_file(directory / ".jet-tmp-abandoned", written);
+  overwrite_file(directory / ".jet-tmp-in-progress", written);
+  overwrite_file(directory / ".jet-tmp-not-an-entry", "notes");
+  overwrite_file(directory / ".tmp-notes.txt", "notes");
+  overwrite_file(directory / foreign_entry, std::string(entry_bytes, 'n'));
+  const std::time_t two_hours_ago = std::time(nullptr) - 7200;
+  for (const char* old : {".jet-tmp-abandoned", ".jet-tmp-not-an-entry", ".tmp-notes.txt", foreign_entry.c_str()}) {
+    const timespec abandoned[2] = {{two_hours_ago, 0}, {two_hours_ago, 0}};  // the least recently used
+    REQUIRE(::utimensat(AT_FDCWD, (directory / old).c_str(), abandoned, 0) == 0);
+  }
 
   REQUIRE(cache->load(keys[0]) == cubin);  // the oldest is used now: b is the least recently used
   REQUIRE(cache->store(keys[3], cubin));
@@ -431,9 +316,12 @@ TEST_CASE("the cache stays within its bound, evicting the least recently used en
   CHECK_FALSE(fs::exists(cache->entry_path(keys[1])));
   CHECK(fs::exists(cache->entry_path(keys[2])));
   CHECK(fs::exists(cache->entry_path(keys[3])));
-  CHECK(list_directory(directory).entry_bytes <= entry_bytes * 7 / 2);
-  CHECK_FALSE(fs::exists(directory / ".tmp-abandoned"));
-  CHECK(fs::exists(directory / ".tmp-in-progress"));
+  CHECK(list_directory(directory).entry_bytes - entry_bytes <= entry_bytes * 7 / 2);  // the foreign file aside
+  CHECK_FALSE(fs::exists(directory / ".jet-tmp-abandoned"));
+  CHECK(fs::exists(directory / ".jet-tmp-in-progress"));
+  CHECK(read_file(directory / ".jet-tmp-not-an-entry") == "notes");
+  CHECK(read_file(directory / ".tmp-notes.txt") == "notes");
+  CHECK(read_file(directory / foreign_entry) == std::string(entry_bytes, 'n'));
 }
 
 TEST_CASE("8 threads compiling the same 100 expressions compile each kernel once", "[cpu][disk_cache][threads]") {
