@@ -82,13 +82,10 @@ struct byte_range {
   std::uintptr_t lo, hi;  // [lo, hi)
 };
 byte_range range_of(const void* p, const layout& l, int element) {
-  std::int64_t lo = 0, hi = 0;
-  for (int d = 0; d < l.extents.rank(); ++d) {
-    const std::int64_t span = (l.extents[d] - 1) * l.strides[d];
-    (span < 0 ? lo : hi) += span;
-  }
+  const layout::element_range r = l.reach(static_cast<std::size_t>(element));  // checks that its bytes fit int64
   const auto base = reinterpret_cast<std::uintptr_t>(p);
-  return {base + lo * element, base + (hi + 1) * element};
+  const auto bytes = [&](std::int64_t elements) { return static_cast<std::uintptr_t>(elements * element); };
+  return {base + bytes(r.lowest), base + bytes(r.highest + 1)};
 }
 bool overlaps(byte_range a, byte_range b) { return a.lo < b.hi && b.lo < a.hi; }
 
@@ -97,7 +94,7 @@ access access_of(const std::int64_t* strides, const std::int64_t* extents, int r
   bool linear = true;
   for (int d = rank - 1; d >= 0; --d) {
     linear = linear && strides[d] == contiguous;
-    contiguous *= extents[d];
+    linear = linear && multiply(contiguous, extents[d], contiguous);
   }
   if (linear) return access::linear;
   if (strides[rank - 1] == 1) return access::unit;
@@ -232,10 +229,13 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   for (int dim = rank - 1; dim >= 0; --dim) {
     if (s[dim] == 1) continue;
     bool joins = merged > 0;
-    for (unsigned o = 0; joins && o < operands; ++o)
-      joins = strides_of(o)[dim] == strides[o][merged - 1] * extents[merged - 1];
+    for (unsigned o = 0; joins && o < operands; ++o) {
+      std::int64_t next = 0;  // the stride that would step over the merged dimension
+      joins = multiply(strides[o][merged - 1], extents[merged - 1], next) && strides_of(o)[dim] == next;
+    }
     if (joins) {
-      extents[merged - 1] *= s[dim];
+      extents[merged - 1] =
+          checked_multiply(extents[merged - 1], s[dim], [&] { return "the index space of shape " + s.to_string(); });
       continue;
     }
     extents[merged] = s[dim];
@@ -675,7 +675,7 @@ void evaluate(const evaluation& e) {
     outputs[k] = e.outputs[k];
     layouts[k] = e.output_layouts[k];
     if (p.output_needs_temporary[k]) {
-      temporaries[k].bytes = s.size() * size_of(d.out_types[k]);
+      temporaries[k].bytes = bytes_of(s, size_of(d.out_types[k]));
       outputs[k] = temporaries[k].p = device_alloc(temporaries[k].bytes);
       layouts[k] = layout::contiguous(s);
     }

@@ -108,6 +108,10 @@ jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs) {
     }
     result = merged;
   }
+  std::int64_t count = 0;
+  if (!element_count(result, count))
+    exceeds_size_limit("the element count of shape " + result.to_string() + ", to which the operands of `" +
+                       describe(desc) + "` broadcast,");
   return result;
 }
 
