@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -82,13 +83,10 @@ struct byte_range {
   std::uintptr_t lo, hi;  // [lo, hi)
 };
 byte_range range_of(const void* p, const layout& l, int element) {
-  std::int64_t lo = 0, hi = 0;
-  for (int d = 0; d < l.extents.rank(); ++d) {
-    const std::int64_t span = (l.extents[d] - 1) * l.strides[d];
-    (span < 0 ? lo : hi) += span;
-  }
+  const layout::element_range r = l.reach(static_cast<std::size_t>(element));  // checks that its bytes fit int64
   const auto base = reinterpret_cast<std::uintptr_t>(p);
-  return {base + lo * element, base + (hi + 1) * element};
+  const auto bytes = [&](std::int64_t elements) { return static_cast<std::uintptr_t>(elements * element); };
+  return {base + bytes(r.lowest), base + bytes(r.highest + 1)};
 }
 bool overlaps(byte_range a, byte_range b) { return a.lo < b.hi && b.lo < a.hi; }
 
@@ -97,7 +95,7 @@ access access_of(const std::int64_t* strides, const std::int64_t* extents, int r
   bool linear = true;
   for (int d = rank - 1; d >= 0; --d) {
     linear = linear && strides[d] == contiguous;
-    contiguous *= extents[d];
+    linear = linear && multiply(contiguous, extents[d], contiguous);
   }
   if (linear) return access::linear;
   if (strides[rank - 1] == 1) return access::unit;
@@ -232,10 +230,13 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   for (int dim = rank - 1; dim >= 0; --dim) {
     if (s[dim] == 1) continue;
     bool joins = merged > 0;
-    for (unsigned o = 0; joins && o < operands; ++o)
-      joins = strides_of(o)[dim] == strides[o][merged - 1] * extents[merged - 1];
+    for (unsigned o = 0; joins && o < operands; ++o) {
+      std::int64_t next = 0;  // the stride that would step over the merged dimension
+      joins = multiply(strides[o][merged - 1], extents[merged - 1], next) && strides_of(o)[dim] == next;
+    }
     if (joins) {
-      extents[merged - 1] *= s[dim];
+      extents[merged - 1] =
+          checked_multiply(extents[merged - 1], s[dim], [&] { return "the index space of shape " + s.to_string(); });
       continue;
     }
     extents[merged] = s[dim];
@@ -562,6 +563,16 @@ plan axis_plan(const evaluation& e, const jet::shape& s, int axis, std::size_t r
   return p;
 }
 
+// The dimension of s that a reduction's `axis` names, negative counting from the end (no int
+// overflows: the rank is at most 8); invalid_argument naming the axis and the rank when none.
+int dimension_of(const kernel_desc& d, const jet::shape& s, int axis) {
+  const int dim = axis < 0 ? axis + s.rank() : axis;
+  if (dim < 0 || dim >= s.rank())
+    throw invalid_argument("jet: " + describe(d) + ": axis " + std::to_string(axis) + " is out of range for shape " +
+                           s.to_string() + " of rank " + std::to_string(s.rank()));
+  return dim;
+}
+
 // How a reduction is launched: its plan and grid. No blocks when there are no results: nothing
 // to launch.
 struct reduction_plan {
@@ -571,7 +582,7 @@ struct reduction_plan {
   unsigned lanes = 32;  // threads per row of an inner-axis reduction (a multiple of 32)
 };
 
-reduction_plan plan_reduction(const evaluation& e, int axis, unsigned multiprocessors) {
+reduction_plan plan_reduction(const evaluation& e, std::optional<int> axis, unsigned multiprocessors) {
   const kernel_desc& d = e.desc;
   const jet::shape s = broadcast_shape(d, e.input_layouts);
   const std::size_t results = reduced_shape(d, e.input_layouts, axis).size();  // checks axis and emptiness
@@ -587,7 +598,7 @@ reduction_plan plan_reduction(const evaluation& e, int axis, unsigned multiproce
     r.blocks = std::clamp<std::size_t>((r.p.n + tile - 1) / tile, 1, std::size_t{multiprocessors} * reduction_blocks_per_sm);
     return r;
   }
-  const int dim = axis < 0 ? axis + s.rank() : axis;
+  const int dim = dimension_of(d, s, *axis);  // more than one result: along an axis
   const auto length = static_cast<std::size_t>(s[dim]);
   r.p = axis_plan(e, s, dim, results);
   r.blocks = (results + 31) / 32;  // outer: 32 rows per block
@@ -608,23 +619,23 @@ reduction_plan plan_reduction(const evaluation& e, int axis, unsigned multiproce
 
 void reduction_stream_ends(CUstream s) { workspaces::instance().stream_ends(s); }
 
-jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, int axis) {
+jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::optional<int> axis) {
   const jet::shape s = broadcast_shape(desc, inputs);
-  const int dim = axis == all_axes ? all_axes : axis < 0 ? axis + s.rank() : axis;
-  if (dim != all_axes && (dim < 0 || dim >= s.rank()))
-    throw invalid_argument("jet: " + describe(desc) + ": axis " + std::to_string(axis) + " is out of range for shape " +
-                           s.to_string());
   jet::shape out;
-  for (int d = 0; d < s.rank() && dim != all_axes; ++d)
-    if (d != dim) out.push_back(s[d]);
-  const std::size_t length = dim == all_axes ? s.size() : static_cast<std::size_t>(s[dim]);
+  std::size_t length = s.size();
+  if (axis) {
+    const int dim = dimension_of(desc, s, *axis);
+    for (int d = 0; d < s.rank(); ++d)
+      if (d != dim) out.push_back(s[d]);
+    length = static_cast<std::size_t>(s[dim]);
+  }
   if (length == 0 && out.size() > 0 && !reduction_allows_empty[static_cast<int>(desc.reduction)])
     throw invalid_argument("jet: " + describe(desc) + " of no elements (shape " + s.to_string() +
-                           (dim == all_axes ? "" : ", axis " + std::to_string(axis)) + ") has no value");
+                           (axis ? ", axis " + std::to_string(*axis) : "") + ") has no value");
   return out;
 }
 
-void reduce(const evaluation& e, int axis) {
+void reduce(const evaluation& e, std::optional<int> axis) {
   const reduction_plan r = plan_reduction(e, axis, static_cast<unsigned>(properties().multiprocessors));
   if (r.blocks == 0) return;  // no results
   check_pointers(e, broadcast_shape(e.desc, e.input_layouts));
@@ -645,7 +656,7 @@ void reduce(const evaluation& e, int axis) {
   launch(f, r.blocks, reduction_threads, a);
 }
 
-reduction_launch planned_reduction(const evaluation& e, int axis, unsigned multiprocessors) {
+reduction_launch planned_reduction(const evaluation& e, std::optional<int> axis, unsigned multiprocessors) {
   const reduction_plan r = plan_reduction(e, axis, multiprocessors);
   reduction_launch l{r.p.variant, r.results, r.blocks ? r.p.n : 0, {}, r.blocks, r.lanes};
   std::copy(r.p.extents, r.p.extents + (r.blocks ? r.p.variant.rank : 0), l.extents);
@@ -675,7 +686,7 @@ void evaluate(const evaluation& e) {
     outputs[k] = e.outputs[k];
     layouts[k] = e.output_layouts[k];
     if (p.output_needs_temporary[k]) {
-      temporaries[k].bytes = s.size() * size_of(d.out_types[k]);
+      temporaries[k].bytes = bytes_of(s, size_of(d.out_types[k]));
       outputs[k] = temporaries[k].p = device_alloc(temporaries[k].bytes);
       layouts[k] = layout::contiguous(s);
     }

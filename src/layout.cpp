@@ -22,25 +22,30 @@ layout slice_layout(const layout& l, int dim, std::int64_t start, std::int64_t s
                     std::int64_t& first_element) {
   require_dim(l, dim, "slice");
   if (step == 0) throw invalid_argument("jet::view::slice: step 0");
+  // Python's slice.indices: bounds clamp into the dimension, to -1 and extent - 1 walking
+  // backwards. Adding the extent to a negative bound cannot overflow.
   const std::int64_t extent = l.extents[dim];
   auto normalize = [&](std::int64_t i, std::int64_t lo, std::int64_t hi) {
     if (i < 0) i += extent;
     return std::clamp(i, lo, hi);
   };
-  std::int64_t count;
-  if (step > 0) {
-    start = normalize(start, 0, extent);
-    stop = normalize(stop, 0, extent);
-    count = stop > start ? (stop - start + step - 1) / step : 0;
-  } else {
-    start = normalize(start, -1, extent - 1);
-    stop = normalize(stop, -1, extent - 1);
-    count = start > stop ? (start - stop - step - 1) / -step : 0;
-  }
+  const bool forwards = step > 0;
+  start = forwards ? normalize(start, 0, extent) : normalize(start, -1, extent - 1);
+  stop = forwards ? normalize(stop, 0, extent) : normalize(stop, -1, extent - 1);
+  // The elements are 1 + (distance - 1) / |step| for a distance from start to stop of at least 1;
+  // the distance is at most the extent and |step| is taken unsigned, so neither overflows (nor
+  // negating INT64_MIN).
+  const std::int64_t distance = forwards ? stop - start : start - stop;
+  const std::uint64_t magnitude = forwards ? static_cast<std::uint64_t>(step) : 0 - static_cast<std::uint64_t>(step);
+  const auto count =
+      distance > 0 ? static_cast<std::int64_t>(1 + static_cast<std::uint64_t>(distance - 1) / magnitude) : 0;
   layout r = l;
   r.extents[dim] = count;
-  r.strides[dim] = l.strides[dim] * step;
-  first_element = count ? start * l.strides[dim] : 0;
+  // A step is taken only between two elements, and then stays within the memory l spans: with
+  // fewer the stride stays as it was (step may be any int64).
+  const auto too_far = [&] { return "the offsets of a slice with step " + std::to_string(step) + " of " + l.to_string(); };
+  if (count > 1) r.strides[dim] = checked_multiply(l.strides[dim], step, too_far);
+  first_element = count ? checked_multiply(start, l.strides[dim], too_far) : 0;
   return r;
 }
 
@@ -108,6 +113,10 @@ jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs) {
     }
     result = merged;
   }
+  std::int64_t count = 0;
+  if (!element_count(result, count))
+    exceeds_size_limit("the element count of shape " + result.to_string() + ", to which the operands of `" +
+                       describe(desc) + "` broadcast,");
   return result;
 }
 

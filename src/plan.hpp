@@ -5,6 +5,7 @@
 #include <jet/runtime.hpp>
 
 #include <cstdint>
+#include <optional>
 
 namespace jet::detail {
 
@@ -22,6 +23,6 @@ struct reduction_launch {
   unsigned long long blocks;
   unsigned lanes;  // threads per row of an inner-axis reduction
 };
-reduction_launch planned_reduction(const evaluation& e, int axis, unsigned multiprocessors);
+reduction_launch planned_reduction(const evaluation& e, std::optional<int> axis, unsigned multiprocessors);
 
 }  // namespace jet::detail

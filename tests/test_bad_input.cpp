@@ -5,6 +5,8 @@
 
 #include <jet/jet.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,4 +109,85 @@ TEST_CASE("bad input: outputs of one kernel that overlap are refused", "[cpu][er
   } catch (const jet::invalid_argument& e) {
     CHECK(contains(e.what(), "overlap"));
   }
+}
+
+TEST_CASE("bad input: element counts past 2^63 - 1 are a shape_error naming the shape, before any memory",
+          "[cpu][errors][bad_input]") {
+  // 17 * 264917625139441 * 4096 is 2^64 + 4096: wrapped, it passed for 4096 elements.
+  const jet::shape wraps{17, 264917625139441LL, 4096};
+  const std::string named = "(17, 264917625139441, 4096)";
+  try {
+    (void)wraps.size();
+    FAIL("no exception");
+  } catch (const jet::shape_error& e) {
+    CHECK(contains(e.what(), named));
+    CHECK(contains(e.what(), "2^63 - 1"));
+  }
+  auto a = fake_nd({4096}, 0x10000);
+  try {
+    a.reshape(wraps);
+    FAIL("no exception");
+  } catch (const jet::shape_error& e) {
+    CHECK(contains(e.what(), named));
+  }
+  CHECK_THROWS_AS(jet::from_host(std::vector<float>(4096), wraps), jet::shape_error);
+  CHECK_THROWS_AS(jet::array<float>(wraps), jet::shape_error);  // not a 16 KiB allocation
+  // Empty shapes count their non-zero extents too, as NumPy's limit does.
+  CHECK_THROWS_AS((jet::shape{0, std::int64_t{1} << 32, std::int64_t{1} << 32}.size()), jet::shape_error);
+  CHECK_THROWS_AS(jet::array<float>(std::numeric_limits<std::size_t>::max()), jet::shape_error);
+  // Elements that fit, bytes that do not: 2^61 doubles are 2^64 bytes, once an allocation of 0.
+  CHECK_THROWS_AS(jet::array<double>(jet::shape{std::int64_t{1} << 61}), jet::shape_error);
+  CHECK_THROWS_AS(jet::view<double>(reinterpret_cast<double*>(0x10000), jet::shape{std::int64_t{1} << 61}),
+                  jet::shape_error);
+}
+
+TEST_CASE("bad input: a view whose furthest element is past 2^63 - 1 elements or bytes away is a shape_error",
+          "[cpu][errors][bad_input]") {
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max(), min = std::numeric_limits<std::int64_t>::min();
+  auto* p = reinterpret_cast<float*>(0x10000);
+  try {
+    jet::view<float>(p, jet::shape{2, 2}, {max, 1});
+    FAIL("no exception");
+  } catch (const jet::shape_error& e) {
+    CHECK(contains(e.what(), "shape (2, 2) with strides (9223372036854775807, 1)"));
+  }
+  CHECK_THROWS_AS(jet::view<float>(p, jet::shape{3}, {min}), jet::shape_error);
+  CHECK_THROWS_AS(jet::view<float>(p, jet::shape{3}, {max / 4}), jet::shape_error);  // 2 * (2^61 - 1) elements: bytes
+  CHECK_NOTHROW(jet::view<float>(p, jet::shape{3}, {max / 16}));
+  CHECK_NOTHROW(jet::view<float>(p, jet::shape{1, 4}, {min, 1}));  // a stride of extent 1 is never taken
+  // The core checks layouts that did not come through a view, before planning.
+  static const jet::detail::node nodes[] = {{jet::detail::op_id::input, jet::dtype::float32}};
+  static const jet::dtype types[] = {jet::dtype::float32};
+  static const std::uint16_t roots[] = {0};
+  static const jet::detail::kernel_desc desc{
+      .nodes = nodes, .node_count = 1, .input_count = 1, .input_types = types, .out_count = 1, .out_nodes = roots,
+      .out_types = types};
+  jet::detail::kernel_slot slot;
+  const jet::detail::layout far{jet::shape{2}, {max}}, out = jet::detail::layout::contiguous(jet::shape{2});
+  void* outputs[] = {reinterpret_cast<void*>(0x20000)};
+  const void* inputs[] = {p};
+  CHECK_THROWS_AS(jet::detail::evaluate({desc, slot, outputs, &out, inputs, &far, nullptr}), jet::shape_error);
+}
+
+TEST_CASE("bad input: operands whose broadcast shape has more than 2^63 - 1 elements are a shape_error",
+          "[cpu][errors][bad_input]") {
+  constexpr std::int64_t n = std::int64_t{1} << 32;
+  auto x = fake_nd({n}, 0x10000), y = fake_nd({n, 1}, 0x20000);
+  const auto names_both = [](const std::string& message) {
+    INFO(message);
+    return contains(message, "(4294967296, 4294967296)") && contains(message, "in0 + in1");
+  };
+  try {
+    jet::array<float> z = x + y;  // was (2^32, 2^32) of size 0: null data, no error
+    FAIL("no exception");
+  } catch (const jet::shape_error& e) {
+    CHECK(names_both(e.what()));
+  }
+  try {
+    jet::sum(x + y);
+    FAIL("no exception");
+  } catch (const jet::shape_error& e) {
+    CHECK(names_both(e.what()));
+  }
+  CHECK_THROWS_AS(fake_nd({1}, 0x10000).broadcast_to({n, n}), jet::shape_error);
 }

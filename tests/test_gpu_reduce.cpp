@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -33,7 +34,7 @@ const char* name_of(reduction_id r) {
   return names[static_cast<int>(r)];
 }
 
-template <reduction_id R, class E> auto reduce(const E& e, int axis = jet::detail::all_axes) {
+template <reduction_id R, class E> auto reduce(const E& e, std::optional<int> axis = jet::detail::all_axes) {
   return jet::detail::reduce<R>(jet::detail::as_expr(e), axis);
 }
 

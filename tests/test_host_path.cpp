@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -110,4 +111,22 @@ TEST_CASE("host path: a stream that ends hands its reductions' workspace on, unl
   CHECK(sum_on_a_new_stream(false) == 0);  // the ended stream's is
   CHECK(sum_on_a_new_stream(true) == 1);   // a capture takes no spare
   CHECK(sum_on_a_new_stream(false) == 0);  // the spare is still there
+}
+
+TEST_CASE("host path: a view past 2^63 - 1 elements is refused before it reads or writes any memory",
+          "[cpu][host][errors][bad_input]") {
+  const jet::test::null_driver_counts& c = counts();
+  auto a = jet::from_host(std::vector<float>(4096, 1.f));
+  const jet::test::null_driver_counts before = c;
+  // 17 * 264917625139441 * 4096 is 2^64 + 4096: wrapped, this view reached 16 KiB past the array.
+  try {
+    auto w = a.reshape({17, 264917625139441LL, 4096}).slice(1, 1, 2).slice(0, 0, 1);
+    (void)w.to_host();
+    w = jet::view<float>(a) + 1.f;
+    FAIL("no exception");
+  } catch (const jet::shape_error& e) {
+    CHECK(std::string(e.what()).find("(17, 264917625139441, 4096)") != std::string::npos);
+  }
+  CHECK(c.launches == before.launches);
+  CHECK(c.pool_allocations == before.pool_allocations);
 }

@@ -8,6 +8,8 @@
 
 #include <jet/jet.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <string>
 
 using jet::test::fake_view;
@@ -46,6 +48,34 @@ TEST_CASE("slices follow Python's start:stop:step", "[cpu][layout]") {
   CHECK(x.slice(1, -2, 100).shape() == jet::shape{10, 2});
   CHECK_THROWS_AS(x.slice(0, 0, 5, 0), jet::invalid_argument);
   CHECK_THROWS_AS(x.slice(2, 0, 1), jet::invalid_argument);
+}
+
+TEST_CASE("slices of any int64 bounds and step have the elements Python's range gives", "[cpu][layout]") {
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max(), min = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t big = std::int64_t{1} << 62;
+  struct row {
+    std::int64_t extent, start, stop, step, count, first;
+  };
+  // count and first: len(r) and r[0] of r = range(extent)[start:stop:step], computed by python3.
+  const row rows[] = {
+      {10, 0, 10, max - 8, 1, 0}, {10, 0, 10, max, 1, 0},     {10, 0, 10, min, 0, 0},      {10, 9, -11, min, 1, 9},
+      {10, max, min, -1, 10, 9},  {10, min, max, 1, 10, 0},   {10, min, max, max, 1, 0},   {10, max, min, min, 1, 9},
+      {10, -1, min, -3, 4, 9},    {10, min + 1, -1, 2, 5, 0}, {10, max - 1, 0, -2, 5, 9},  {10, 5, max, big, 1, 5},
+      {10, -5, min, -big, 1, 5},  {10, 3, 3, 1, 0, 0},        {10, 3, 2, 1, 0, 0},         {10, 2, 3, -1, 0, 0},
+      {10, -11, 11, 3, 4, 0},     {10, 11, -11, -3, 4, 9},    {10, 0, 10, 9, 2, 0},        {10, 0, 10, 10, 1, 0},
+      {10, 9, 0, -9, 1, 9},       {10, 9, -100, -9, 2, 9},    {0, 0, 10, 1, 0, 0},         {0, min, max, -1, 0, 0},
+      {0, max, min, max, 0, 0},   {1, 0, 1, max, 1, 0},       {1, max, min, min, 1, 0},    {1, -1, min, -1, 1, 0},
+      {10, 1, 9, 2, 4, 1},        {10, -1, -7, -1, 6, 9},     {10, 4, 2, 1, 0, 0},         {10, -2, 100, 1, 2, 8},
+  };
+  for (const row& r : rows) {
+    INFO("range(" << r.extent << ")[" << r.start << ":" << r.stop << ":" << r.step << "]");
+    auto x = fake_nd({3, r.extent});
+    const auto s = x.slice(1, r.start, r.stop, r.step);
+    CHECK(s.shape() == jet::shape{3, r.count});
+    if (r.count == 0) continue;
+    CHECK(s.data() == x.data() + r.first);
+    CHECK(s.stride(1) == (r.count > 1 ? r.step : 1));  // one element: the step is never taken
+  }
 }
 
 TEST_CASE("transpose, permute, reshape and broadcast_to", "[cpu][layout]") {

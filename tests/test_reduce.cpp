@@ -14,6 +14,7 @@
 #include <jet/jet.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -195,6 +196,13 @@ TEST_CASE("reductions refuse bad axes and max/min of nothing, naming them, with 
   };
   CHECK(contains(thrown<bad>([&] { jet::sum(m, 2); }), "sum(in0): axis 2 is out of range for shape (3, 4)"));
   CHECK(contains(thrown<bad>([&] { jet::mean(m * 2.0f, -3); }), "mean(in0 * s0): axis -3 is out of range"));
+  // Every int out of range, -1000 (once the value that meant every element) included.
+  jet::view<float> x(reinterpret_cast<float*>(0x10000), jet::shape{4, 6});
+  for (int axis : {-1000, -3, 2, 1000, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()}) {
+    const std::string message = thrown<bad>([&] { jet::sum(x, axis); });
+    CHECK(contains(message, ("axis " + std::to_string(axis) + " is out of range for shape (4, 6) of rank 2").c_str()));
+    CHECK(contains(thrown<bad>([&] { jet::max(x, jet::axis{axis}); }), "out of range"));
+  }
   jet::view<float> empty(nullptr, jet::shape{0});
   CHECK(contains(thrown<bad>([&] { jet::max(empty); }), "max(in0) of no elements (shape (0,)) has no value"));
   CHECK(contains(thrown<bad>([&] { jet::min(empty + 1.0f); }), "min(in0 + s0) of no elements"));

@@ -32,16 +32,17 @@ layout permute_layout(const layout& l, std::span<const int> order);
 layout reshape_layout(const layout& l, const jet::shape& to);
 layout broadcast_layout(const layout& l, const jet::shape& to);
 
-/// n elements from the device into a vector. std::vector<bool> packs bits, so bools are copied
-/// as bytes first.
-template <class T> std::vector<T> download(const T* device, std::size_t n) {
+/// The elements of a contiguous array of shape s from the device into a vector.
+/// std::vector<bool> packs bits, so bools are copied as bytes first.
+template <class T> std::vector<T> download(const T* device, const jet::shape& s) {
+  const std::size_t n = s.size(), bytes = bytes_of(s, sizeof(T));
   if constexpr (std::is_same_v<T, bool>) {
-    const std::unique_ptr<bool[]> bytes(new bool[n]);
-    copy_to_host(bytes.get(), device, n);
-    return std::vector<bool>(bytes.get(), bytes.get() + n);
+    const std::unique_ptr<bool[]> host(new bool[n]);
+    copy_to_host(host.get(), device, bytes);
+    return std::vector<bool>(host.get(), host.get() + n);
   } else {
     std::vector<T> h(n);
-    copy_to_host(h.data(), device, n * sizeof(T));
+    copy_to_host(h.data(), device, bytes);
     return h;
   }
 }
@@ -77,6 +78,7 @@ template <class T> class view {
   /// slices included, is gone.
   view(T* device_pointer, const detail::layout& l, std::shared_ptr<const void> owner)
       : data_(device_pointer), layout_(l), owner_(std::move(owner)) {
+    l.reach(sizeof(T));  // shape_error when the view's count, or the memory it spans, exceeds jet::size_limit
     if (device_pointer == nullptr && l.extents.size() != 0)
       throw invalid_argument("jet::view: null device pointer with " + std::to_string(l.extents.size()) + " elements");
   }
@@ -157,7 +159,7 @@ template <class T> class array {
   explicit array(std::size_t n) : array(jet::shape::of_size(n)) {}
   /// An array of shape s, uninitialized.
   explicit array(const jet::shape& s)
-      : data_(static_cast<T*>(detail::device_alloc(s.size() * sizeof(T)))), shape_(s) {}
+      : data_(static_cast<T*>(detail::device_alloc(detail::bytes_of(s, sizeof(T))))), shape_(s) {}
   /// Evaluates e into a new array of e's shape.
   template <expression E> array(const E& e) { *this = e; }
   array(array&& o) noexcept
@@ -169,7 +171,7 @@ template <class T> class array {
   }
   array(const array&) = delete;             // copies are explicit: clone()
   array& operator=(const array&) = delete;  // copies are explicit: a = b.clone()
-  ~array() { detail::device_free(data_, shape_.size() * sizeof(T)); }
+  ~array() { detail::device_free(data_, detail::bytes_of(shape_, sizeof(T))); }  // checked when allocated
 
   /// Evaluates e into this array; when e has another shape the array is reallocated, as
   /// std::vector's assignment would. `x = x + y` reads and writes x in place.
@@ -210,10 +212,10 @@ template <class T> class array {
 
   array clone() const {
     array c(shape_);
-    detail::copy_on_device(c.data_, data_, size() * sizeof(T));
+    detail::copy_on_device(c.data_, data_, detail::bytes_of(shape_, sizeof(T)));
     return c;
   }
-  std::vector<T> to_host() const { return detail::download(data_, size()); }
+  std::vector<T> to_host() const { return detail::download(data_, shape_); }
   /// The element of a one-element array (a reduction's result) on the host.
   T item() const {
     if (size() != 1)
@@ -229,7 +231,7 @@ template <class T> class array {
 #undef JET_COMPOUND_ASSIGNMENTS
 
 template <class T> std::vector<T> view<T>::to_host() const {
-  if (is_contiguous()) return detail::download(data_, size());
+  if (is_contiguous()) return detail::download(data_, shape());
   return array<T>(terminal<T>{data_, layout_}).to_host();
 }
 

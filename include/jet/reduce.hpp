@@ -8,6 +8,7 @@
 #include <jet/expr.hpp>
 #include <jet/ops.hpp>
 
+#include <optional>
 #include <utility>
 
 namespace jet {
@@ -38,7 +39,7 @@ template <reduction_id R, class E> struct reduction_kernel {
 
 template <reduction_id R, class E> using reduction_result_t = cpp_type<resolve_reduction(R, E::type).result>;
 
-template <reduction_id R, class E> array<reduction_result_t<R, E>> reduce(const E& e, int axis) {
+template <reduction_id R, class E> array<reduction_result_t<R, E>> reduce(const E& e, std::optional<int> axis) {
   using kernel = reduction_kernel<R, E>;
   leaves<kernel::element::input_count, kernel::element::scalar_count> values;
   e.collect(values);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -162,18 +163,20 @@ struct evaluation {
 
 void evaluate(const evaluation& e);
 
-/// `axis` of reduce and reduced_shape for a reduction over every element.
-inline constexpr int all_axes = -1000;
+/// `axis` of reduce and reduced_shape for a reduction over every element: no int, so that no
+/// axis a user writes can mean it.
+inline constexpr std::optional<int> all_axes = std::nullopt;
 
 /// The shape of e.desc's reduction of the inputs over `axis` (all_axes, or a dimension of their
 /// broadcast shape, negative counting from the end): the broadcast shape without that dimension,
-/// or () for all_axes. invalid_argument naming the axis and the shape when there is no such axis,
-/// or when a result would combine no elements and the reduction has no value for that (max, min).
-jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, int axis);
+/// or () for all_axes. invalid_argument naming the axis, the shape and its rank when there is no
+/// such axis, or when a result would combine no elements and the reduction has no value for that
+/// (max, min).
+jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::optional<int> axis);
 
 /// Reduces the inputs over `axis` into e.outputs[0], a contiguous array of reduced_shape; one
 /// launch.
-void reduce(const evaluation& e, int axis);
+void reduce(const evaluation& e, std::optional<int> axis);
 
 /// The NumPy broadcast of the inputs' shapes; shape_error naming both shapes (and the expression)
 /// when two cannot be broadcast together.

@@ -5,6 +5,8 @@
 
 #include <jet/jet.hpp>
 
+#include <optional>
+
 namespace jet::test {
 
 /// The launch variant evaluate() would choose for out = e.
@@ -17,7 +19,7 @@ template <class Out, class E> jet::detail::variant_key planned_variant_of(const 
 /// How reduce() would launch reduction R of e along `axis` (or all_axes) on a device of
 /// `multiprocessors` SMs (an H200 has 132).
 template <jet::detail::reduction_id R, class E>
-jet::detail::reduction_launch planned_reduction_of(const E& e, int axis, unsigned multiprocessors = 132) {
+jet::detail::reduction_launch planned_reduction_of(const E& e, std::optional<int> axis, unsigned multiprocessors = 132) {
   using kernel = jet::detail::reduction_kernel<R, E>;
   jet::detail::leaves<kernel::element::input_count, kernel::element::scalar_count> values;
   e.collect(values);
