@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -110,9 +111,9 @@ void add_fuzz_cases(snapshot& s) {
       kernel_desc rd = d;
       rd.reduction = rid;
       const int rank = r.shape.rank();
-      for (int axis : {jet::detail::all_axes, 0, rank - 1}) {
+      for (std::optional<int> axis : {jet::detail::all_axes, std::optional<int>(0), std::optional<int>(rank - 1)}) {
         const std::string what = label + " reduction " + std::to_string(static_cast<int>(rid)) + " axis " +
-                                 (axis == jet::detail::all_axes ? std::string("all") : std::to_string(axis));
+                                 (axis ? std::to_string(*axis) : std::string("all"));
         try {
           const jet::detail::layout out =
               jet::detail::layout::contiguous(jet::detail::reduced_shape(rd, layouts.data(), axis));
