@@ -7,6 +7,7 @@
 #include "support/numbered_expressions.hpp"
 #include "support/operands.hpp"
 #include "support/scratch.hpp"
+#include "support/stderr_capture.hpp"
 
 #include "codegen.hpp"
 #include "compiler.hpp"
@@ -54,29 +55,7 @@ void overwrite_file(const fs::path& p, const std::string& content) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// What f writes to stderr, where jet's warnings go; stderr is a temporary file meanwhile.
-template <class F> std::string stderr_of(F&& f) {
-  struct redirect {
-    std::FILE* capture = std::tmpfile();
-    int saved = ::dup(2);
-    redirect() {
-      std::fflush(stderr);
-      ::dup2(::fileno(capture), 2);
-    }
-    ~redirect() {
-      std::fflush(stderr);
-      ::dup2(saved, 2);
-      ::close(saved);
-      std::fclose(capture);
-    }
-  } r;
-  f();
-  std::fflush(stderr);
-  std::rewind(r.capture);
-  std::string text;
-  for (int c; (c = std::fgetc(r.capture)) != EOF;) text += static_cast<char>(c);
-  return text;
-}
+using jet::test::stderr_of;
 
 // The names in a directory that are cache entries, and those that are anything else.
 struct listing {
@@ -494,6 +473,8 @@ TEST_CASE("JET_LOG=info logs each compile and disk hit, and JET_CACHE_MAX_BYTES 
   };
   const std::string compiled = run_filler(scratch / "logged", 5, "JET_LOG=info");
   CHECK(lines_with(compiled, "jet: compiled `") == 5);
+  CHECK(lines_with(compiled, "jet: compiling `") == 5);  // when each starts, and how big it is
+  CHECK(lines_with(compiled, " nodes, ") == 5);
   CHECK(lines_with(compiled, " ms, stored in " + (scratch / "logged").string()) == 5);
   const std::string loaded = run_filler(scratch / "logged", 5, "JET_LOG=info");
   CHECK(lines_with(loaded, "jet: disk cache hit for `") == 5);

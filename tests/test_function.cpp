@@ -2,6 +2,7 @@
 // reaches a kernel, compile errors surfaced with NVRTC's log. No GPU needed.
 #include "support/catch.hpp"
 #include "support/operands.hpp"
+#include "support/stderr_capture.hpp"
 
 #include "compiler.hpp"
 
@@ -12,6 +13,9 @@
 JET_FUNCTION(scaled_product, float(float a, float b), "return a * b + 1.0f;");
 JET_FUNCTION(mixed_types, double(int count, double weight), "return count * weight;");
 JET_FUNCTION(broken_body, float(float a), "return a +;");
+JET_FUNCTION(softplus, float(float v), "return v > 20.f ? v : log(1.f + exp(v));");  // README's
+JET_FUNCTION(maybe_returns, float(float a), "if (a > 0.f) return a;");
+JET_FUNCTION(unused_local, float(float a), "int unused; return a;");
 // The same name as in function_twin.cpp, another body.
 JET_FUNCTION(twin, float(float a), "return a + 1.0f;");
 std::string twin_source_in_other_file();  // function_twin.cpp
@@ -76,6 +80,7 @@ TEST_CASE("a JET_FUNCTION is fused into the kernel like an op", "[cpu][function]
   CHECK(jet::detail::expression_text(jet::detail::default_kernel<decltype(e)>::desc) ==
         "relu(scaled_product(in0, in1) - s0)");
   CHECK(jet::compile(e, jet::arch{90}).cubin.size() > 0);
+  CHECK(jet::compile(softplus(x * y + 1.f), jet::arch{90}).cubin.size() > 0);
 }
 
 TEST_CASE("operands are converted to a JET_FUNCTION's parameter types", "[cpu][function]") {
@@ -200,4 +205,41 @@ TEST_CASE("a body that could act outside its function is refused, naming the fun
   refuses(source_with_body<global_kernel>, "closes a brace it did not open");
   refuses(source_with_body<extern_declaration>, "`extern`: declarations outside the function are refused");
   refuses(source_with_body<universal_name>, "universal character name");
+}
+
+TEST_CASE("a body that may end without a return is a compile_error, not undefined values", "[cpu][function][errors]") {
+  // NVRTC only warned (#940-D), and jet dropped the warning.
+  try {
+    jet::compile(maybe_returns(jet::test::fake_view<float>()), jet::arch{90});
+    FAIL("no exception");
+  } catch (const jet::compile_error& e) {
+    CHECK(contains(e.log, "missing return statement"));
+    CHECK(e.expression == "maybe_returns(in0)");
+  }
+}
+
+TEST_CASE("NVRTC's other warnings about a body are printed on stderr as it compiles", "[cpu][function]") {
+  jet::set_disk_cache(false);  // compiled here, not loaded
+  const std::string warnings = jet::test::stderr_of([] {
+    CHECK(jet::compile(unused_local(jet::test::fake_view<float>()), jet::arch{90}).cubin.size() > 0);
+  });
+  jet::set_disk_cache(true);
+  CAPTURE(warnings);
+  CHECK(contains(warnings, "jet: warning: NVRTC warns about the kernel of `unused_local(in0)` (sm_90)"));
+  CHECK(contains(warnings, "\"unused\" was declared but never referenced"));
+}
+
+TEST_CASE("a slow compile of an expression is reported once, with its size", "[cpu][function]") {
+  auto x = jet::test::fake_view<float>();
+  jet::set_disk_cache(false);
+  jet::detail::set_slow_compile_report(0);  // every compile is slow
+  const std::string first = jet::test::stderr_of([&] { jet::compile(scaled_product(x, x) * 3.0f, jet::arch{90}); });
+  const std::string second = jet::test::stderr_of([&] { jet::compile(scaled_product(x, x) * 4, jet::arch{90}); });
+  jet::detail::set_slow_compile_report(-1);
+  jet::set_disk_cache(true);
+  CAPTURE(first);
+  CHECK(contains(first, "jet: warning: compiling `scaled_product(in0, in1) * s0` (5 nodes, "));
+  CHECK(contains(first, " bytes of source) took "));
+  CHECK(contains(first, "README.md, \"Compile time\""));
+  CHECK(second.empty());
 }
