@@ -85,12 +85,13 @@ std::optional<cached_cubin> load_from_disk(const std::shared_ptr<const disk_cach
   return cached_cubin{std::move(*image), 0, true};
 }
 
-cached_cubin load_or_compile(const cache_key& key, const std::string& source, int arch, const std::string& expression) {
+cached_cubin load_or_compile(const cache_key& key, const std::string& source, int arch, const std::string& expression,
+                             kernel_origin origin) {
   counters& c = stats_counters();
   const std::string target = "sm_" + std::to_string(arch);
   const std::shared_ptr<const disk_cache> disk = active_disk_cache();
   if (std::optional<cached_cubin> hit = load_from_disk(disk, key, arch, expression)) return std::move(*hit);
-  cubin binary = compile_to_cubin(source, arch, expression);
+  cubin binary = compile_to_cubin(source, arch, expression, origin);
   c.compiles.fetch_add(1, std::memory_order_relaxed);
   c.compile_ms.fetch_add(binary.compile_ms, std::memory_order_relaxed);
   const bool stored = disk && disk->store(key, binary.image);
@@ -117,13 +118,13 @@ std::shared_ptr<const disk_cache> active_disk_cache() {
   return p.cache;
 }
 
-cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression) {
+cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression, kernel_origin origin) {
   const cache_key key = cache_key_for(source, arch);
   std::promise<cached_cubin> promise;
   const auto [result, getting_it_here] = in_flight().join(key.text, promise);
   if (getting_it_here) {
     try {
-      promise.set_value(load_or_compile(key, source, arch, expression));
+      promise.set_value(load_or_compile(key, source, arch, expression, origin));
     } catch (...) {
       promise.set_exception(std::current_exception());
     }

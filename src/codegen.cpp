@@ -1,12 +1,12 @@
 #include "codegen.hpp"
 #include "interpreter.hpp"
 #include "settings.hpp"
+#include "user_function.hpp"
 
 #include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -197,57 +197,6 @@ std::string unrolled_statement(const std::string& var, unsigned count, const std
 const char* access_name(access a) {
   constexpr const char* names[] = {"linear", "unit", "broadcast", "gather", "transposed"};
   return names[static_cast<int>(a)];
-}
-
-bool is_identifier(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-// The C++ spellings a JET_FUNCTION's signature may use, all of which CUDA spells alike.
-bool is_parameter_type(std::string_view t) {
-  return t == "float" || t == "double" || t == "int" || t == "long" || t == "bool";
-}
-
-// `__device__ __forceinline__ R jet_user_<name>(params) { body }`, after checking every piece
-// of user text that goes into it: nothing but the body's statements reaches the kernel unchecked,
-// and the body cannot close the function early.
-std::string user_function_source(const user_function& f) {
-  const std::string who = std::string("jet: JET_FUNCTION `") + f.name + "`: ";
-  if (!is_identifier(f.name)) throw invalid_argument(who + "the name is not an identifier");
-  const std::string_view signature = f.signature;
-  const auto open = signature.find('('), close = signature.rfind(')');
-  if (open == std::string_view::npos || close != signature.size() - 1 || close < open)
-    throw invalid_argument(who + "signature `" + f.signature + "` is not of the form R(T a, ...)");
-  const std::string_view result = trim(signature.substr(0, open));
-  if (!is_parameter_type(result)) throw invalid_argument(who + "unsupported result type `" + std::string(result) + "`");
-  std::string params;
-  std::string_view rest = signature.substr(open + 1, close - open - 1);
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view param = trim(rest.substr(0, comma));
-    const auto space = param.find_last_of(" \t");
-    const std::string_view type = space == std::string_view::npos ? std::string_view() : trim(param.substr(0, space));
-    const std::string_view id = space == std::string_view::npos ? param : param.substr(space + 1);
-    if (!is_parameter_type(type)) throw invalid_argument(who + "parameter `" + std::string(param) + "` has no supported type");
-    if (!is_identifier(id)) throw invalid_argument(who + "parameter name `" + std::string(id) + "` is not an identifier");
-    params += (params.empty() ? "" : ", ") + std::string(type) + " " + std::string(id);
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-  }
-  int depth = 0;
-  for (const char c : std::string_view(f.body)) {
-    depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-    if (depth < 0) throw invalid_argument(who + "the body closes a brace it did not open");
-  }
-  if (depth != 0) throw invalid_argument(who + "the body leaves a brace open");
-  return "__device__ __forceinline__ " + std::string(result) + " jet_user_" + f.name + "(" + params + ") {\n" + f.body +
-         "\n}\n";
 }
 
 std::string describe_node(const kernel_desc& d, unsigned index, bool top) {

@@ -1,4 +1,5 @@
 #include "compiler.hpp"
+#include "settings.hpp"
 
 #include <jet/error.hpp>
 
@@ -6,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -107,7 +109,38 @@ class compile_scope {
   compile_scope& operator=(const compile_scope&) = delete;
 };
 
+// "12 nodes, 3456 bytes of source": how big a compile is, which is what its time grows with.
+std::string compile_size(std::size_t nodes, const std::string& source) {
+  return (nodes ? std::to_string(nodes) + " nodes, " : std::string()) + std::to_string(source.size()) + " bytes of source";
+}
+
+struct slow_compile_report {
+  std::atomic<double> seconds{slow_compile_seconds};
+  std::atomic<bool> reported{false};
+};
+slow_compile_report& slow_report() {
+  static slow_compile_report r;
+  return r;
+}
+
+// A compile of an expression past the threshold, once per process: NVRTC's time grows with the
+// expression (its element function is inlined several times), and a user who sees a first
+// evaluation take seconds should learn why. jet's own kernels (nodes == 0) are slow by design.
+void report_if_slow(const std::string& expression, std::size_t nodes, const std::string& source, double ms) {
+  slow_compile_report& r = slow_report();
+  if (nodes == 0 || ms < 1000 * r.seconds.load() || r.reported.exchange(true)) return;
+  std::fprintf(stderr,
+               "jet: warning: compiling `%s` (%s) took %.1f s; README.md, \"Compile time\", says how to keep "
+               "compiles short (reported once)\n",
+               expression.c_str(), compile_size(nodes, source).c_str(), ms / 1000);
+}
+
 }  // namespace
+
+void set_slow_compile_report(double seconds) {
+  slow_report().seconds.store(seconds < 0 ? slow_compile_seconds : seconds);
+  slow_report().reported.store(false);
+}
 
 void wait_for_compiles_at_exit() {
   if (gettid() == getpid()) {  // the main thread: its thread_local objects die first in exit()
@@ -122,8 +155,12 @@ std::vector<std::string> compile_options(int arch) {
   // No headers: the generated source is self-contained. --no-cache: jet caches kernels itself, and
   // NVRTC's own cache would only hide real compile times. --fmad=false: every op rounds once, as
   // written, so that a fused kernel and the interpreter (which cannot contract a multiply in one
-  // instruction with an add in the next) compute the same bits.
-  return {"--gpu-architecture=sm_" + std::to_string(arch), "--std=c++17", "--minimal", "--no-cache", "--fmad=false"};
+  // instruction with an add in the next) compute the same bits. --diag-error: the warnings that
+  // mean undefined behaviour, which a JET_FUNCTION body can cause, are errors (#940 a missing
+  // return, #549 a variable used before it is set, #39 a division by zero, #62 and #63 a shift by
+  // a negative or too large count).
+  return {"--gpu-architecture=sm_" + std::to_string(arch), "--std=c++17", "--minimal", "--no-cache", "--fmad=false",
+          "--diag-error=940,549,39,62,63"};
 }
 
 std::string nvrtc_version() {
@@ -132,10 +169,11 @@ std::string nvrtc_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression) {
+cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression, kernel_origin origin) {
   require_supported(arch);
   wait_for_compiles_at_exit();
   const compile_scope scope;
+  log_info("compiling `" + expression + "` for sm_" + std::to_string(arch) + " (" + compile_size(origin.nodes, source) + ")");
   const auto start = std::chrono::steady_clock::now();
   nvrtcProgram program = nullptr;
   check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "jet_kernel.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");
@@ -165,6 +203,12 @@ cubin compile_to_cubin(const std::string& source, int arch, const std::string& e
   std::string image(size, '\0');
   check_nvrtc(nvrtcGetCUBIN(program, image.data()), "nvrtcGetCUBIN");
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  // Once: the cubin is cached. jet's own code has warnings that mean nothing (an unused constant
+  // of a loop shape), a user's body may have ones that matter to its author.
+  if (origin.user_functions && !log.empty())
+    std::fprintf(stderr, "jet: warning: NVRTC warns about the kernel of `%s` (sm_%d):\n%s\n", expression.c_str(), arch,
+                 log.c_str());
+  report_if_slow(expression, origin.nodes, source, ms);
   return {std::move(image), ms};
 }
 

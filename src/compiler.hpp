@@ -1,6 +1,7 @@
 // NVRTC: CUDA source → cubin for one architecture. Needs no GPU.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,27 @@ std::vector<std::string> compile_options(int arch);
 /// The version of the NVRTC library loaded, as "13.0".
 std::string nvrtc_version();
 
+/// What a kernel is made of, for the reports of its compile: the expression's nodes and user
+/// functions (JET_FUNCTION), none for jet's own kernels such as the interpreter.
+struct kernel_origin {
+  std::size_t nodes = 0;
+  std::size_t user_functions = 0;
+};
+
 /// Compiles `source` for sm_<arch>. On failure throws compile_error carrying the full log, the
-/// source with line numbers and `expression` (the C++ expression it came from).
-cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression);
+/// source with line numbers and `expression` (the C++ expression it came from). Warnings that
+/// mean undefined behaviour (a missing return, a variable used before it is set, a constant
+/// shift or division out of range) are errors; other warnings about a kernel with user functions
+/// are printed on stderr. JET_LOG=info logs the start of each compile with its size; a compile of
+/// an expression slower than slow_compile_seconds is reported on stderr, once per process.
+cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression, kernel_origin origin = {});
+
+/// How long an expression's compile may take before jet says so on stderr (once per process).
+inline constexpr double slow_compile_seconds = 2.0;
+
+/// For tests: report compiles slower than `seconds` (negative: slow_compile_seconds), and report
+/// the next one even if one was reported already.
+void set_slow_compile_report(double seconds);
 
 /// Makes the process, when it exits, wait first for the compiles still running and start no new
 /// one (NVRTC's state dies at exit). Called on each thread that starts a compile, before it starts

@@ -3,6 +3,8 @@
 // one way jet gets a cubin (cached_compile), for evaluations and jet::compile alike.
 #pragma once
 
+#include "compiler.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -94,7 +96,8 @@ struct cached_cubin {
 /// else compiled with NVRTC (compile_to_cubin, which throws compile_error naming `expression`)
 /// and stored. Threads asking at once for the same cubin share one load or compile. Counts disk
 /// hits, disk writes and compiles in jet::stats(); JET_LOG=info logs each compile and disk hit.
-cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression);
+/// `origin` is passed to compile_to_cubin, for its reports.
+cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression, kernel_origin origin = {});
 
 /// The cubin for `source` on sm_<arch> when the active disk cache holds a valid entry for it
 /// (counted and logged as a disk hit), else nothing: never compiles.

@@ -719,7 +719,7 @@ std::string expression_text(const kernel_desc& desc) { return describe(desc); }
 
 compiled_kernel compile_for(const kernel_desc& desc, arch target) {
   std::string source = source_of(desc);
-  cached_cubin binary = cached_compile(source, target.value, describe(desc));
+  cached_cubin binary = cached_compile(source, target.value, describe(desc), {desc.node_count, desc.function_count});
   return {target, std::move(source), std::move(binary.image), binary.compile_ms, binary.from_disk};
 }
 

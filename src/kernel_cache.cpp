@@ -97,7 +97,8 @@ global_cache& cache() {
 }
 
 CUfunction compile_and_load(const kernel_desc& d, const variant_key& v) {
-  return load_function(cached_compile(generate_source(d, v), properties().arch, describe(d)).image, kernel_name);
+  return load_function(cached_compile(generate_source(d, v), properties().arch, describe(d), {d.node_count, d.function_count}).image,
+                       kernel_name);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "support/numbered_expressions.hpp"
 #include "support/operands.hpp"
 #include "support/scratch.hpp"
+#include "support/stderr_capture.hpp"
 
 #include "codegen.hpp"
 #include "compiler.hpp"
@@ -382,6 +383,8 @@ TEST_CASE("JET_LOG=info logs each compile and disk hit, and JET_CACHE_MAX_BYTES 
   };
   const std::string compiled = run_filler(scratch / "logged", 5, "JET_LOG=info");
   CHECK(lines_with(compiled, "jet: compiled `") == 5);
+  CHECK(lines_with(compiled, "jet: compiling `") == 5);  // when each starts, and how big it is
+  CHECK(lines_with(compiled, " nodes, ") == 5);
   CHECK(lines_with(compiled, " ms, stored in " + (scratch / "logged").string()) == 5);
   const std::string loaded = run_filler(scratch / "logged", 5, "JET_LOG=info");
   CHECK(lines_with(loaded, "jet: disk cache hit for `") == 5);

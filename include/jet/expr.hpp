@@ -8,9 +8,10 @@
 #include <jet/dtype.hpp>
 #include <jet/runtime.hpp>
 
-#include <boost/hana/for_each.hpp>
+#include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -27,24 +28,61 @@ template <class T> class view;
 namespace detail {
 
 /// Flattening state: nodes in post-order, the next input and scalar slot, and the distinct user
-/// functions called.
+/// functions called (at most one per node).
 template <std::size_t Capacity> struct flat_builder {
   std::array<node, Capacity> nodes{};
-  std::array<const user_function*, max_functions> functions{};
-  std::uint16_t count = 0, inputs = 0, scalars = 0;
-  std::uint8_t function_count = 0;
+  std::array<const user_function*, Capacity> functions{};
+  std::uint16_t count = 0, inputs = 0, scalars = 0, function_count = 0;
   std::uint32_t counter_slots = 0;
   constexpr std::uint16_t push(const node& n) {
     nodes[count] = n;
     return count++;
   }
-  constexpr std::uint8_t function_index(const user_function* f) {
-    for (std::uint8_t k = 0; k < function_count; ++k)
+  constexpr std::uint16_t function_index(const user_function* f) {
+    for (std::uint16_t k = 0; k < function_count; ++k)
       if (functions[k] == f) return k;
     functions[function_count] = f;
     return function_count++;
   }
 };
+
+/// What an inner node (apply, call) of dtype Type has from its operands: its nodes, leaves and
+/// depth. A base class, so that all of it is computed as the node is built, from its operands'
+/// (a static member of a template is computed when first used: for a deep expression recursively
+/// from its root, past the compilers' limit on nested instantiations). In a namespace of its own:
+/// a base class's namespace is searched for the functions called with an expression (ADL), and
+/// jet::detail's must not be.
+namespace tree {
+template <dtype Type, class... Args> struct subtree {
+  static constexpr dtype type = Type;
+  static constexpr bool weak = false;
+  static constexpr std::size_t node_count = (1 + ... + Args::node_count);
+  static constexpr std::size_t input_count = (0 + ... + Args::input_count);
+  static constexpr std::size_t scalar_count = (0 + ... + Args::scalar_count);
+  static constexpr std::size_t depth = 1 + std::max({std::size_t{0}, Args::depth...});
+  static constexpr bool too_deep = depth > max_expression_depth;
+  static_assert(node_count + input_count + scalar_count + depth > 0);  // computes them as the node is built
+};
+}  // namespace tree
+
+/// Whether a node over operands Args stays within max_expression_depth, or one of them is past it
+/// already: that one was reported where it was built, and the nodes built on it do not repeat it.
+template <class... Args> constexpr bool depth_checked() {
+  return 1 + std::max({std::size_t{0}, Args::depth...}) <= max_expression_depth || (Args::too_deep || ...);
+}
+
+/// Collects the leaves of each operand, in order. Not hana::for_each, which nests several template
+/// instantiations per level of an expression where this nests one.
+template <class Tuple, class L, std::size_t... K> void collect_each(const Tuple& args, L& l, std::index_sequence<K...>) {
+  (boost::hana::at_c<K>(args).collect(l), ...);
+}
+
+/// The dtypes of op Op's node over operands Args: its result and what each operand converts to.
+template <class Op, class... Args> inline constexpr typing typing_of = [] {
+  const dtype in[] = {Args::type...};
+  const bool weak[] = {Args::weak...};
+  return resolve(Op::rule, sizeof...(Args), in, weak, Op::target);
+}();
 
 /// The run-time values of an expression's leaves, in slot order.
 template <std::size_t Inputs, std::size_t Scalars> struct leaves {
@@ -61,6 +99,8 @@ template <class T> struct terminal {
   static constexpr dtype type = dtype_of<T>();
   static constexpr bool weak = false;
   static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
+  static constexpr std::size_t depth = 1;
+  static constexpr bool too_deep = false;
 
   const T* data;
   detail::layout layout;
@@ -90,6 +130,8 @@ struct counter {
   static constexpr dtype type = dtype::int64;
   static constexpr bool weak = false;
   static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
+  static constexpr std::size_t depth = 1;
+  static constexpr bool too_deep = false;
 
   jet::shape extents;
 
@@ -110,6 +152,8 @@ template <class T> struct scalar {
   static constexpr dtype type = scalar_dtype_of<T>();
   static constexpr bool weak = true;  // see jet::promote
   static constexpr std::size_t node_count = 1, input_count = 0, scalar_count = 1;
+  static constexpr std::size_t depth = 1;
+  static constexpr bool too_deep = false;
 
   cpp_type<type> value;
 
@@ -127,49 +171,34 @@ template <class T> struct scalar {
 };
 
 /// The one generic node: op `Op` of the table applied to `Args`.
-template <class Op, class... Args> struct apply {
-  static constexpr detail::typing typed = [] {
-    const dtype in[] = {Args::type...};
-    const bool weak[] = {Args::weak...};
-    return detail::resolve(Op::rule, sizeof...(Args), in, weak, Op::target);
-  }();
-  static constexpr dtype type = typed.result;
-  static constexpr bool weak = false;
-  static constexpr std::size_t node_count = (1 + ... + Args::node_count);
-  static constexpr std::size_t input_count = (0 + ... + Args::input_count);
-  static constexpr std::size_t scalar_count = (0 + ... + Args::scalar_count);
+template <class Op, class... Args>
+struct apply : detail::tree::subtree<detail::typing_of<Op, Args...>.result, Args...> {
+  static constexpr detail::typing typed = detail::typing_of<Op, Args...>;
 
   boost::hana::tuple<Args...> args;
 
   template <class B> static constexpr std::uint16_t flatten(B& b) {
     const std::uint16_t operands[] = {Args::flatten(b)...};  // left to right, as collect visits
-    detail::node n{Op::id, type, static_cast<std::uint8_t>(sizeof...(Args))};
+    detail::node n{Op::id, apply::type, static_cast<std::uint8_t>(sizeof...(Args))};
     for (std::size_t k = 0; k < sizeof...(Args); ++k) {
       n.arg_type[k] = typed.args[k];
       n.arg[k] = operands[k];
     }
     return b.push(n);
   }
-  template <class L> void collect(L& l) const {
-    boost::hana::for_each(args, [&l](const auto& a) { a.collect(l); });
-  }
+  template <class L> void collect(L& l) const { detail::collect_each(args, l, std::index_sequence_for<Args...>{}); }
 };
 
 /// A call of a user-defined element function F (JET_FUNCTION): like apply, with the dtypes of
 /// F's C++ signature.
-template <class F, class... Args> struct call {
-  static constexpr dtype type = F::result_dtype;
-  static constexpr bool weak = false;
-  static constexpr std::size_t node_count = (1 + ... + Args::node_count);
-  static constexpr std::size_t input_count = (0 + ... + Args::input_count);
-  static constexpr std::size_t scalar_count = (0 + ... + Args::scalar_count);
+template <class F, class... Args> struct call : detail::tree::subtree<F::result_dtype, Args...> {
   static_assert(sizeof...(Args) == F::arity, "jet: wrong number of arguments for a JET_FUNCTION");
 
   boost::hana::tuple<Args...> args;
 
   template <class B> static constexpr std::uint16_t flatten(B& b) {
     const std::uint16_t operands[] = {Args::flatten(b)...};
-    detail::node n{detail::op_id::user, type, static_cast<std::uint8_t>(sizeof...(Args))};
+    detail::node n{detail::op_id::user, call::type, static_cast<std::uint8_t>(sizeof...(Args))};
     for (std::size_t k = 0; k < sizeof...(Args); ++k) {
       n.arg_type[k] = F::arg_dtypes[k];
       n.arg[k] = operands[k];
@@ -177,9 +206,7 @@ template <class F, class... Args> struct call {
     n.function = b.function_index(&F::function);
     return b.push(n);
   }
-  template <class L> void collect(L& l) const {
-    boost::hana::for_each(args, [&l](const auto& a) { a.collect(l); });
-  }
+  template <class L> void collect(L& l) const { detail::collect_each(args, l, std::index_sequence_for<Args...>{}); }
 };
 
 namespace detail {
@@ -227,7 +254,9 @@ template <class T> auto as_expr(T&& x) {
 template <class T> using expr_t = decltype(as_expr(std::declval<T>()));
 
 template <class Op, class... A> auto make_apply(A&&... a) {
-  return apply<Op, expr_t<A>...>{boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
+  static_assert(depth_checked<expr_t<A>...>(), "jet: an expression is at most 128 nodes deep "
+                "(jet::detail::max_expression_depth); evaluate part of it first with jet::eval");
+  return apply<Op, expr_t<A>...>{{}, boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
 }
 
 /// The expressions one kernel evaluates, one per output (jet::tie evaluates several).
@@ -244,18 +273,24 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   static_assert(input_count > 0, "jet: an expression needs at least one array operand");
   static_assert(input_count <= max_inputs, "jet: too many array operands in one expression");
   static_assert(scalar_count <= max_scalars, "jet: too many scalar operands in one expression");
+  // An expression past max_expression_depth has been reported where it was built; it is not
+  // flattened (which would recurse past the compilers' instantiation limit).
+  static constexpr bool too_deep = (Es::too_deep || ...);
 
   struct flat {
     std::array<node, node_count> nodes;
     std::array<std::uint16_t, sizeof...(Es)> out_nodes;
-    std::array<const user_function*, max_functions> functions;
+    std::array<const user_function*, node_count> functions;
     std::uint32_t function_count;
     std::uint32_t counter_slots;
   };
   static constexpr flat flattened = [] {
     flat_builder<node_count> b;
-    const std::array<std::uint16_t, sizeof...(Es)> out_nodes{Es::flatten(b)...};  // in order, sharing slots
-    return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots};
+    if constexpr (too_deep) return flat{};
+    else {
+      const std::array<std::uint16_t, sizeof...(Es)> out_nodes{Es::flatten(b)...};  // in order, sharing slots
+      return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots};
+    }
   }();
   static constexpr std::array<dtype, input_count> input_types = [] {
     std::array<dtype, input_count> types{};
@@ -286,7 +321,9 @@ template <class... Es, class... Outs> struct bound<roots<Es...>, Outs...> {
   using kernel = kernel_of<roots<Es...>, Outs...>;
   leaves<kernel::input_count, kernel::scalar_count> values;
 
-  explicit bound(const Es&... es) { (es.collect(values), ...); }
+  explicit bound(const Es&... es) {
+    if constexpr (!kernel::too_deep) (es.collect(values), ...);
+  }
   /// The shape every output must have.
   jet::shape shape() const { return broadcast_shape(kernel::desc, values.layouts.data()); }
   evaluation request(void* const* outputs, const layout* output_layouts) const {

@@ -4,6 +4,7 @@
 
 #include "catch.hpp"
 #include "cubin.hpp"
+#include "stderr_capture.hpp"
 
 #include "disk_cache.hpp"
 
@@ -40,30 +41,6 @@ inline void overwrite_file(const fs::path& p, const std::string& content) {
 }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// What f writes to stderr, where jet's warnings go; stderr is a temporary file meanwhile.
-template <class F> std::string stderr_of(F&& f) {
-  struct redirect {
-    std::FILE* capture = std::tmpfile();
-    int saved = ::dup(2);
-    redirect() {
-      std::fflush(stderr);
-      ::dup2(::fileno(capture), 2);
-    }
-    ~redirect() {
-      std::fflush(stderr);
-      ::dup2(saved, 2);
-      ::close(saved);
-      std::fclose(capture);
-    }
-  } r;
-  f();
-  std::fflush(stderr);
-  std::rewind(r.capture);
-  std::string text;
-  for (int c; (c = std::fgetc(r.capture)) != EOF;) text += static_cast<char>(c);
-  return text;
-}
 
 // The names in a directory that are cache entries, and those that are anything else.
 struct listing {

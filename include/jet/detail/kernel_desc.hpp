@@ -33,6 +33,41 @@ enum class reduction_id : std::uint8_t {
 #undef JET_REDUCTION
 };
 
+inline constexpr std::uint64_t fnv1a_basis = 0xcbf29ce484222325ull;
+
+constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) {
+  return (h ^ byte) * 0x100000001b3ull;
+}
+
+/// The most bytes of a JET_FUNCTION body. Longer bodies are refused (JET_FUNCTION's static_assert,
+/// code generation's check) before they are hashed, and hashing never reads further: a compile-time
+/// loop over more would exceed the compilers' constexpr limits (g++: 262144 iterations).
+inline constexpr std::size_t max_body_bytes = 64 * 1024;
+
+/// The length of `text`, counting at most `most` bytes.
+constexpr std::size_t bounded_length(const char* text, std::size_t most) {
+  std::size_t n = 0;
+  while (n < most && text[n]) ++n;
+  return n;
+}
+
+/// Hashes at most max_body_bytes + 1 bytes of `text`: enough to tell apart every text jet accepts.
+constexpr std::uint64_t hash_text(std::uint64_t h, const char* text) {
+  for (std::size_t k = 0; k <= max_body_bytes && text[k]; ++k) h = fnv1a(h, static_cast<unsigned char>(text[k]));
+  return fnv1a(h, 0);
+}
+
+/// Whether `name` is an identifier of ASCII letters, digits and underscores, not starting with a
+/// digit: what a JET_FUNCTION's name must be (g++ also accepts `$` and non-ASCII letters, which
+/// CUDA's spelling `jet_user_<name>` could not carry).
+constexpr bool is_ascii_identifier(const char* name) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!letter(name[0])) return false;
+  for (std::size_t k = 1; name[k]; ++k)
+    if (!letter(name[k]) && !(name[k] >= '0' && name[k] <= '9')) return false;
+  return true;
+}
+
 /// A user-defined element function, as JET_FUNCTION declares it: a name, a C++ signature such as
 /// "float(float a, float b)" and a CUDA body. Code generation checks the name, the parameter names
 /// and types and the body's braces before any of it reaches a kernel.
@@ -40,10 +75,9 @@ struct user_function {
   const char* name;
   const char* signature;
   const char* body;
+  /// Of the three texts, computed once per function (a kernel's hash combines its functions').
+  std::uint64_t hash = hash_text(hash_text(hash_text(fnv1a_basis, name), signature), body);
 };
-
-/// How many distinct user functions one expression may call.
-inline constexpr int max_functions = 16;
 
 /// How many array operands one expression may have (more would exceed the 4 KiB of kernel
 /// arguments long before it matters).
@@ -51,13 +85,18 @@ inline constexpr int max_inputs = 32;
 inline constexpr int max_scalars = 64;
 inline constexpr int max_outputs = 8;
 
+/// How many nodes deep one expression may be (from its root to a leaf, both counted). The
+/// compilers instantiate a few templates per level of an expression, and stop at 900 (g++) or
+/// 1024 (clang) levels; this leaves room. With the operand limits above it also bounds the nodes.
+inline constexpr std::size_t max_expression_depth = 128;
+
 struct node {
   op_id op{};
   dtype type{};             // dtype of this node's value
   std::uint8_t arity = 0;
   dtype arg_type[3]{};      // dtype each operand is converted to before the op is applied
   std::uint16_t arg[3]{};   // operand node indices (or the slot, for input and scalar)
-  std::uint8_t function = 0;  // for op_id::user: the index in kernel_desc::functions
+  std::uint16_t function = 0;  // for op_id::user: the index in kernel_desc::functions
 
   friend constexpr bool operator==(const node&, const node&) = default;
 };
@@ -78,23 +117,12 @@ struct kernel_desc {
   reduction_id reduction = reduction_id::none;  // a reduction kernel's reduction (hashed in too)
 };
 
-inline constexpr std::uint64_t fnv1a_basis = 0xcbf29ce484222325ull;
-
-constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) {
-  return (h ^ byte) * 0x100000001b3ull;
-}
-
-constexpr std::uint64_t hash_text(std::uint64_t h, const char* text) {
-  for (; *text; ++text) h = fnv1a(h, static_cast<unsigned char>(*text));
-  return fnv1a(h, 0);
-}
-
 template <class Nodes, class Roots, class Types, class Functions>
 constexpr std::uint64_t hash_desc(const Nodes& nodes, const Roots& out_nodes, const Types& out_types,
                                   const Functions& functions, std::size_t function_count) {
   std::uint64_t h = fnv1a_basis;
   for (std::size_t k = 0; k < function_count; ++k)
-    h = hash_text(hash_text(hash_text(h, functions[k]->name), functions[k]->signature), functions[k]->body);
+    h = fnv1a(h, functions[k]->hash);
   for (std::size_t k = 0; k < out_nodes.size(); ++k) {
     h = fnv1a(h, out_nodes[k]);
     h = fnv1a(h, static_cast<std::uint64_t>(out_types[k]));

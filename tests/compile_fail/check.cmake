@@ -1,0 +1,19 @@
+# Builds TARGET in BUILD_DIR, which must fail: the compiler's first error must be jet's MESSAGE
+# (a static_assert), and the whole build output shorter than MAX_BYTES (one short message, not
+# pages of instantiations).
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} --target ${TARGET}
+                OUTPUT_VARIABLE output ERROR_VARIABLE errors RESULT_VARIABLE result)
+string(APPEND output "${errors}")
+string(LENGTH "${output}" bytes)
+if(result EQUAL 0)
+  message(FATAL_ERROR "${TARGET} compiled; it must not")
+endif()
+string(REGEX MATCH "[^\n]*error:[^\n]*" first_error "${output}")
+string(FIND "${first_error}" "${MESSAGE}" found)
+if(found EQUAL -1)
+  message(FATAL_ERROR "the first error is not \"${MESSAGE}\" but:\n${first_error}\n--- output ---\n${output}")
+endif()
+if(bytes GREATER MAX_BYTES)
+  message(FATAL_ERROR "${bytes} bytes of output, more than ${MAX_BYTES}:\n${output}")
+endif()
+message(STATUS "refused with \"${MESSAGE}\" first, in ${bytes} bytes of output")
