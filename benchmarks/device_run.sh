@@ -5,8 +5,9 @@
 # tuning), the report; a short table last.
 # Usage, from the repository root:
 #   bash benchmarks/device_run.sh [--no-tests] [--no-cpu-tests] [--no-bench] [--no-peers] [--quick-peers] [--tune]
-# Logs go to $OUT (the device tool's folder; at most 8 files come back) or /tmp/jet-device; the
-# rest stays in /tmp/jet-device-work.
+# Logs go to $OUT (the device tool's folder; at most 8 files come back: the GPU tests' log, the
+# benchmarks' outputs, report.md and its two pictures, the sanitizer logs in one archive) or
+# /tmp/jet-device; the rest stays in /tmp/jet-device-work.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/jet-device}
@@ -115,6 +116,11 @@ if ((run_tests)); then
   else
     summary+=("planted out-of-bounds read: NOT caught by memcheck ($planted)")
   fi
+fi
+
+# At most 8 files come back from the device tool: the sanitizer logs travel as one archive.
+if compgen -G "$out/sanitize-*.log" >/dev/null; then
+  tar czf "$out/sanitize-logs.tgz" -C "$out" $(cd "$out" && ls sanitize-*.log) && rm -f "$out"/sanitize-*.log
 fi
 
 echo

@@ -13,11 +13,14 @@ Reads, from every FILE, the lines (anything else is ignored; a later duplicate r
   HEAT impl=<jet|torch_eager|torch_compile> n=<N> ms=<ms per step> (examples/heat_equation, heat_torch.py)
 "Peers" are all impls except jet, jet_unfused and memcpy.  The copy ceiling is
 impl=memcpy expr=copy dtype=float32 at n=2^28 (its bytes are read + write).
-Writes OUT.md and prints a short summary (at most 25 lines) to stdout.
+Writes OUT.md, with bandwidth.png and first_result.png beside it where matplotlib is installed
+(pictures.py), and prints a short summary (at most 25 lines) to stdout.
 """
 import os
 import re
 import sys
+
+import pictures
 
 HEAD_N = 1 << 28
 # sum(x*y) at 2^20 timed other ways than single calls: reported in their own sentence, never ranked.
@@ -275,6 +278,11 @@ def main(argv):
               if any(k[0] == e and k[1] == d for k in res)]
 
     md = ["# jet vs peers: elementwise benchmarks", ""]
+    # The pictures show the interpreter's first result of a never-seen expression beside the compiles.
+    interpreted = [to_float(l.get("ms")) for l in parse_tagged(paths, "INTERP") if l.get("kind") == "first_result"]
+    shown_first = dict(first, jet_interpreted_new_expression=max(interpreted)) if interpreted else first
+    md += [f"![{name}]({name})" for name in pictures.draw(os.path.dirname(os.path.abspath(out_md)), res, shown_first)]
+    md.append("")
     md.append("Sources: " + ", ".join(f"`{p}`" for p in paths) + ".")
     md.append("")
     md.append("GB/s = (inputs + 1 output) x n x itemsize / median time (events per call, 5 warm-ups, "
