@@ -9,8 +9,10 @@
 #include "support/reference.hpp"
 #include "support/unfused.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
 
 #include <jet/jet.hpp>
 
@@ -101,7 +103,9 @@ std::set<std::string> jet_vocabulary() {
     for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it) words.insert(it->str());
   };
   const std::regex literal(R"__(R"cuda\(([\s\S]*?)\)cuda"|"((?:[^"\\\n]|\\.)*)")__");
-  for (const char* file : {"src/codegen.hpp", "src/codegen.cpp", "include/jet/ops.def", "include/jet/dtype.hpp"}) {
+  for (const char* file : {"src/codegen/spelling.hpp", "src/codegen/spelling.cpp", "src/codegen/source_text.cpp",
+                           "src/codegen/kernel_parts.hpp", "src/codegen/kernel_parts.cpp", "src/codegen/elementwise.cpp",
+                           "src/codegen/reduction.cpp", "include/jet/ops.def", "include/jet/dtype.hpp"}) {
     const std::string text = read_file(std::string(JET_SOURCE_DIR) + "/" + file);
     for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) add_words(it->str());
   }

@@ -5,9 +5,14 @@
 #include "support/nvrtc.hpp"
 #include "support/operands.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
-#include "interpreter.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
+#include "settings.hpp"
 
 #include <jet/jet.hpp>
 

@@ -9,9 +9,13 @@
 #include "support/random_expression.hpp"
 #include "support/unfused.hpp"
 
-#include "codegen.hpp"
-#include "interpreter.hpp"
-#include "plan.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
+#include "launch/plan.hpp"
 
 #include <jet/jet.hpp>
 

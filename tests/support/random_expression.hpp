@@ -7,7 +7,9 @@
 
 #include "reference.hpp"  // offset_of
 
-#include "codegen.hpp"  // describe (the tests see the core's internal headers)
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"  // describe (the tests see the core's internal headers)
 
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/detail/rules.hpp>

@@ -1,12 +1,20 @@
 // One evaluation: check shapes, plan the launch from the operands' layouts and addresses (which
 // inputs are the same memory, how each is indexed, whether vectors fit), find the kernel, launch it
 // once.
-#include "codegen.hpp"
-#include "disk_cache.hpp"
-#include "driver.hpp"
-#include "interpreter.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/cached_compile.hpp"
+#include "driver/driver.hpp"
+#include "driver/stream.hpp"
+#include "driver/workspace.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
 #include "kernel_cache.hpp"
-#include "plan.hpp"
+#include "settings.hpp"
+#include "stats.hpp"
+#include "launch/plan.hpp"
 
 #include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
@@ -23,6 +31,8 @@
 
 namespace jet::detail {
 namespace {
+
+unsigned max_reduction_blocks() { return static_cast<unsigned>(properties().multiprocessors) * reduction_blocks_per_sm; }
 
 // What the kernel needs to know about the operands, beyond the variant: the index space after
 // merging dimensions, each operand's strides in it, and the distinct input pointers.
@@ -426,83 +436,6 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
   evaluate({k.desc, k.slot, outputs, &out_layout, inputs, &in_layout, nullptr});
 }
 
-// The reductions' workspace on the device, one per stream: each block's partial (an accumulator
-// is at most 8 bytes) and the ticket counter that tells the last block to finish (the kernel
-// leaves it at 0). A stream's launches run one after another, so they share it; launches on
-// different streams may run at once, so they do not. It is allocated outside the pool and zeroed
-// on a stream of its own: valid on every stream at once, even when the first reduction on a stream
-// is being captured into a graph. When a jet::stream ends, its workspace goes to the next stream
-// that needs one, which first waits for the ended stream's work; but one that a graph captured is
-// kept for good, since the graph may still run.
-struct workspace {
-  void* partials;
-  void* ticket;
-  bool in_graph = false;
-};
-unsigned max_reduction_blocks() { return static_cast<unsigned>(properties().multiprocessors) * reduction_blocks_per_sm; }
-workspace make_workspace() {
-  const driver_api& api = driver();
-  static const CUstream zeroing = [&] {
-    CUstream s = nullptr;
-    check(api.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    return s;
-  }();
-  const std::size_t partial_bytes = std::size_t{8} * max_reduction_blocks();
-  const capture_exemption outside_the_stream;
-  CUdeviceptr p = 0;
-  const CUresult r = api.cuMemAlloc(&p, partial_bytes + 8);
-  if (r == CUDA_ERROR_OUT_OF_MEMORY)
-    throw out_of_memory("jet: out of device memory allocating a reduction's workspace of " +
-                        std::to_string(partial_bytes + 8) + " bytes", partial_bytes + 8);
-  check(r, "cuMemAlloc");
-  check(api.cuMemsetD32Async(p + partial_bytes, 0, 1, zeroing), "cuMemsetD32Async");
-  check(api.cuStreamSynchronize(zeroing), "cuStreamSynchronize");
-  return {reinterpret_cast<void*>(p), reinterpret_cast<void*>(p + partial_bytes)};
-}
-class workspaces {
- public:
-  static workspaces& instance() {
-    static workspaces* w = new workspaces;  // never destroyed: streams also end during exit
-    return *w;
-  }
-  workspace for_stream(CUstream s) {
-    std::lock_guard lock(mutex_);
-    const bool capturing = captures_into_graph(s);
-    auto found = by_stream_.find(s);
-    if (found == by_stream_.end()) found = by_stream_.emplace(s, capturing || spare_.empty() ? make_workspace() : reuse(s)).first;
-    found->second.in_graph |= capturing;
-    return found->second;
-  }
-  void stream_ends(CUstream s) {
-    std::lock_guard lock(mutex_);
-    const auto found = by_stream_.find(s);
-    if (found == by_stream_.end()) return;
-    const driver_api& api = driver();
-    CUevent ended = nullptr;
-    if (!found->second.in_graph && api.cuEventCreate(&ended, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
-      if (api.cuEventRecord(ended, s) == CUDA_SUCCESS) spare_.push_back({found->second, ended});
-      else api.cuEventDestroy(ended);
-    }
-    by_stream_.erase(found);
-  }
-
- private:
-  struct ended_stream_workspace {
-    workspace w;
-    CUevent ended;  // recorded on its stream as the stream ended
-  };
-  workspace reuse(CUstream s) {
-    const ended_stream_workspace spare = spare_.back();
-    spare_.pop_back();
-    check(driver().cuStreamWaitEvent(s, spare.ended, 0), "cuStreamWaitEvent");
-    driver().cuEventDestroy(spare.ended);
-    return spare.w;
-  }
-  std::mutex mutex_;
-  std::unordered_map<CUstream, workspace> by_stream_;
-  std::vector<ended_stream_workspace> spare_;
-};
-
 // The plan of a reduction along `axis` of s into `results` results, `axis` of extent at least 1
 // or 0: the index space is s with that axis moved last (extent `length`), and one result per row.
 // The output is a stand-in that repeats along the axis, so that make_plan never merges the axis
@@ -617,8 +550,6 @@ reduction_plan plan_reduction(const evaluation& e, std::optional<int> axis, unsi
 
 }  // namespace
 
-void reduction_stream_ends(CUstream s) { workspaces::instance().stream_ends(s); }
-
 jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::optional<int> axis) {
   const jet::shape s = broadcast_shape(desc, inputs);
   jet::shape out;
@@ -647,7 +578,7 @@ void reduce(const evaluation& e, std::optional<int> axis) {
   workspace w{};
   unsigned lanes = r.lanes;
   if (r.p.variant.axis == reduce_axis::all) {
-    w = workspaces::instance().for_stream(current_stream_handle());
+    w = reduction_workspace(current_stream_handle(), std::size_t{8} * max_reduction_blocks());
     a.params[a.count++] = &w.partials;
     a.params[a.count++] = &w.ticket;
   } else if (r.p.variant.axis == reduce_axis::inner) {
