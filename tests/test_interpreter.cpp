@@ -69,7 +69,7 @@ TEST_CASE("every family's interpreter compiles for sm_90 without spills, its pro
   for (const jet::detail::interpreter_family& f : jet::detail::interpreter_families) {
     INFO("family " << f.name);
     std::string source = jet::detail::interpreter_source(f);
-    // The device's jet_program is the host's program, byte for byte (interpreter.hpp checks the
+    // The device's jet_program is the host's program, byte for byte (interpreter/program.hpp checks the
     // host's offsets).
     source += "static_assert(sizeof(jet_program) == " + std::to_string(sizeof(jet::detail::program)) + ", \"size\");\n";
     const std::string log = compile_verbose(source);

@@ -15,7 +15,7 @@
 #include "interpreter/encoder.hpp"
 #include "interpreter/launcher.hpp"
 #include "interpreter/source.hpp"
-#include "launch/plan.hpp"
+#include "launch/planner.hpp"
 
 #include <jet/jet.hpp>
 

@@ -18,7 +18,7 @@ bool interpreter_stores(const interpreter_family& f, dtype t) {
   return t == dtype::boolean || compute_type(t) == f.compute;
 }
 
-// The interpreter's kernel (interpreter.hpp says how it runs). What an instruction costs is its
+// The interpreter's kernel (interpreter/program.hpp says how it runs). What an instruction costs is its
 // dispatch (the instruction's bytes, then a binary search of the op's switch: NVVM emits no jump
 // tables), once per thread, plus `elements` operations; so more elements a thread run faster,
 // as long as the machine registers allow enough warps. The H200's measurements of 2^28 float32

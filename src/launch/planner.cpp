@@ -1,0 +1,463 @@
+#include "launch/planner.hpp"
+
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+
+#include <jet/detail/rules.hpp>
+#include <jet/error.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace jet::detail {
+
+// The shape the kernel covers: the outputs' (all alike), to which the operands' broadcast shape
+// must broadcast, as NumPy's v[...] = expr does (an array assigned an expression of another shape
+// is reallocated to it before this).
+jet::shape index_space(const evaluation& e) {
+  const kernel_desc& d = e.desc;
+  const jet::shape s = broadcast_shape(d, e.input_layouts);
+  const jet::shape& out = e.output_layouts[0].extents;
+  bool fits = s.rank() <= out.rank();
+  for (int dim = 0; fits && dim < s.rank(); ++dim) {
+    const std::int64_t from = s[dim], to = out[dim + out.rank() - s.rank()];
+    fits = from == to || from == 1;
+  }
+  for (unsigned k = 1; k < d.out_count; ++k) fits = fits && e.output_layouts[k].extents == out;
+  if (!fits)
+    for (unsigned k = 0; k < d.out_count; ++k)
+      if (!(e.output_layouts[k].extents == s))
+        throw shape_error("jet: cannot assign `" + describe(d) + "` of shape " + s.to_string() +
+                          " to an output of shape " + e.output_layouts[k].extents.to_string());
+  return out;
+}
+
+void check_pointers(const evaluation& e, const jet::shape& s) {
+  const kernel_desc& d = e.desc;
+  if (s.size() == 0) return;
+  for (unsigned k = 0; k < d.input_count; ++k)
+    if (!e.inputs[k] && !is_counter(d, k))
+      throw invalid_argument("jet: operand in" + std::to_string(k) + " of `" + describe(d) + "` is null");
+  for (unsigned k = 0; k < d.out_count; ++k)
+    if (!e.outputs[k]) throw invalid_argument("jet: an output of `" + describe(d) + "` is null");
+}
+
+namespace {
+
+// Strides of a layout over the output's rank: missing leading and size-1 dimensions repeat.
+void align_strides(const layout& l, const jet::shape& s, std::int64_t* strides) {
+  const int shift = s.rank() - l.extents.rank();
+  for (int d = 0; d < s.rank(); ++d)
+    strides[d] = d < shift || l.extents[d - shift] == 1 ? 0 : l.strides[d - shift];
+}
+
+// The byte range an operand touches, for overlap tests.
+struct byte_range {
+  std::uintptr_t lo, hi;  // [lo, hi)
+};
+byte_range range_of(const void* p, const layout& l, int element) {
+  const layout::element_range r = l.reach(static_cast<std::size_t>(element));  // checks that its bytes fit int64
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  const auto bytes = [&](std::int64_t elements) { return static_cast<std::uintptr_t>(elements * element); };
+  return {base + bytes(r.lowest), base + bytes(r.highest + 1)};
+}
+bool overlaps(byte_range a, byte_range b) { return a.lo < b.hi && b.lo < a.hi; }
+
+access access_of(const std::int64_t* strides, const std::int64_t* extents, int rank) {
+  std::int64_t contiguous = 1;
+  bool linear = true;
+  for (int d = rank - 1; d >= 0; --d) {
+    linear = linear && strides[d] == contiguous;
+    linear = linear && multiply(contiguous, extents[d], contiguous);
+  }
+  if (linear) return access::linear;
+  if (strides[rank - 1] == 1) return access::unit;
+  if (strides[rank - 1] == 0) return access::broadcast;
+  return access::gather;
+}
+
+// Whether an operand is contiguous along dimension `dim` of the index space but steps further than
+// one element along the inner one: read along the inner dimension, a warp's loads would touch a
+// sector per element.
+bool transposed_along(const std::int64_t* strides, int dim, int rank) {
+  const std::int64_t inner = strides[rank - 1];
+  return dim + 1 < rank && (strides[dim] == 1 || strides[dim] == -1) && inner != 0 && inner != 1 && inner != -1;
+}
+
+// The array operands of a plan (distinct inputs, then outputs): their strides, element sizes and
+// whether they read memory at all.
+struct operand_view {
+  std::int64_t* strides;
+  int size;
+  bool memory;
+  access* how;
+};
+template <class F> void for_each_operand(plan& p, const kernel_desc& d, F f) {
+  for (unsigned k = 0; k < p.distinct_count; ++k) {
+    const unsigned slot = p.distinct_slot[k];
+    f(operand_view{p.input_strides[k], size_of(d.input_types[slot]), !is_counter(d, slot), &p.variant.input_access[k]});
+  }
+  for (unsigned k = 0; k < d.out_count; ++k)
+    f(operand_view{p.output_strides[k], size_of(d.out_types[k]), true, &p.variant.output_access[k]});
+}
+
+// The dimension a tiled kernel pairs with the inner one: where the most bytes of transposed
+// operands are contiguous. -1 when no operand is transposed, or when a tile would be mostly idle
+// (fewer than half a tile's edge of elements along either dimension), and for a reduction, whose
+// kernels cover the index space in their own order.
+int tile_dimension(plan& p, const kernel_desc& d, int rank) {
+  if (d.reduction != reduction_id::none || rank < 2 || p.extents[rank - 1] < tile_edge / 2) return -1;
+  std::int64_t bytes[max_rank] = {};
+  for_each_operand(p, d, [&](const operand_view& o) {
+    for (int dim = 0; o.memory && dim + 1 < rank; ++dim)
+      if (transposed_along(o.strides, dim, rank)) bytes[dim] += o.size;
+  });
+  const int best = static_cast<int>(std::max_element(bytes, bytes + rank - 1) - bytes);
+  return bytes[best] > 0 && p.extents[best] >= tile_edge / 2 ? best : -1;
+}
+
+// Moves dimension `from` of the index space to `to`, in the extents and every operand's strides.
+void move_dimension(plan& p, const kernel_desc& d, int from, int to) {
+  auto move = [&](std::int64_t* a) {
+    if (from < to) std::rotate(a + from, a + from + 1, a + to + 1);
+    else std::rotate(a + to, a + from, a + from + 1);
+  };
+  move(p.extents);
+  for_each_operand(p, d, [&](const operand_view& o) { move(o.strides); });
+}
+
+// A tiled kernel's accesses: transposed operands through shared memory while it lasts, every
+// other one gathered along the inner dimension.
+void assign_tiled_accesses(plan& p, const kernel_desc& d, int rank) {
+  std::size_t shared = 0;
+  for_each_operand(p, d, [&](const operand_view& o) {
+    const bool fits = shared + tile_bytes(o.size) <= shared_memory_limit;
+    const bool transposed = o.memory && fits && transposed_along(o.strides, rank - 2, rank);
+    if (transposed) shared += tile_bytes(o.size);
+    *o.how = transposed ? access::transposed : access::gather;
+  });
+}
+
+// Whether every operand is contiguous and of the output's shape (the common case): then the whole
+// evaluation is one linear dimension, and no strides need aligning or merging.
+bool all_contiguous(const evaluation& e, const jet::shape& s) {
+  for (unsigned k = 0; k < e.desc.out_count; ++k)
+    if (!(e.output_layouts[k].extents == s) || !e.output_layouts[k].is_contiguous()) return false;
+  for (unsigned k = 0; k < e.desc.input_count; ++k)
+    if (!(e.input_layouts[k].extents == s) || !e.input_layouts[k].is_contiguous()) return false;
+  return true;
+}
+
+// Whether an operand of elements of `size` bytes at `data`, with these strides over `rank`
+// dimensions, starts every row (the inner dimension's run) on a boundary of `vec` elements.
+bool rows_aligned_for(unsigned vec, const void* data, const std::int64_t* strides, int rank, int size) {
+  if (reinterpret_cast<std::uintptr_t>(data) % (vec * static_cast<unsigned>(size)) != 0) return false;
+  for (int dim = 0; dim + 1 < rank; ++dim)
+    if (strides[dim] % vec != 0) return false;
+  return true;
+}
+
+
+}  // namespace
+
+namespace {
+
+using strides_per_operand = std::int64_t[max_rank];
+
+// The distinct inputs, found by memory, dtype and strides (each slot's over the index space's
+// `rank` dimensions).
+void find_distinct_inputs(const evaluation& e, plan& p, const strides_per_operand* slot_strides, int rank) {
+  const kernel_desc& d = e.desc;
+  for (unsigned k = 0; k < d.input_count; ++k) {
+    unsigned same = p.distinct_count;
+    for (unsigned j = 0; j < p.distinct_count && same == p.distinct_count; ++j) {
+      const unsigned slot = p.distinct_slot[j];
+      if (e.inputs[slot] == e.inputs[k] && d.input_types[slot] == d.input_types[k] &&
+          std::equal(slot_strides[slot], slot_strides[slot] + rank, slot_strides[k]))
+        same = j;
+    }
+    if (same == p.distinct_count) {
+      p.distinct[same] = e.inputs[k];
+      p.distinct_slot[same] = static_cast<std::uint8_t>(k);
+      ++p.distinct_count;
+    }
+    p.variant.unique_of[k] = static_cast<std::uint8_t>(same);
+  }
+}
+
+// Merges each dimension of s into the next inner one where every operand steps through both as
+// one: contiguous operands then need no index arithmetic at all. Fills the plan's extents and
+// strides; returns its rank.
+int merge_dimensions(plan& p, const kernel_desc& d, const jet::shape& s, const strides_per_operand* slot_strides,
+                     const strides_per_operand* out_strides) {
+  const int rank = s.rank();
+  auto strides_of = [&](unsigned operand) -> const std::int64_t* {
+    return operand < p.distinct_count ? slot_strides[p.distinct_slot[operand]] : out_strides[operand - p.distinct_count];
+  };
+  const unsigned operands = p.distinct_count + d.out_count;
+  int merged = 0;  // dimensions of the index space, innermost first while building
+  std::int64_t extents[max_rank];
+  std::int64_t strides[max_inputs + max_outputs][max_rank];
+  for (int dim = rank - 1; dim >= 0; --dim) {
+    if (s[dim] == 1) continue;
+    bool joins = merged > 0;
+    for (unsigned o = 0; joins && o < operands; ++o) {
+      std::int64_t next = 0;  // the stride that would step over the merged dimension
+      joins = multiply(strides[o][merged - 1], extents[merged - 1], next) && strides_of(o)[dim] == next;
+    }
+    if (joins) {
+      extents[merged - 1] =
+          checked_multiply(extents[merged - 1], s[dim], [&] { return "the index space of shape " + s.to_string(); });
+      continue;
+    }
+    extents[merged] = s[dim];
+    for (unsigned o = 0; o < operands; ++o) strides[o][merged] = strides_of(o)[dim];
+    ++merged;
+  }
+  if (merged == 0) {  // a single element
+    extents[0] = 1;
+    for (unsigned o = 0; o < operands; ++o) strides[o][0] = 1;
+    merged = 1;
+  }
+  p.variant.rank = static_cast<std::uint8_t>(merged);
+  for (int dim = 0; dim < merged; ++dim) {
+    p.extents[dim] = extents[merged - 1 - dim];
+    for (unsigned o = 0; o < operands; ++o) {
+      std::int64_t* target = o < p.distinct_count ? p.input_strides[o] : p.output_strides[o - p.distinct_count];
+      target[dim] = strides[o][merged - 1 - dim];
+    }
+  }
+  return merged;
+}
+
+// Each operand's access over the merged index space, then the widest vector every access allows.
+void choose_accesses(const evaluation& e, plan& p, int merged) {
+  const kernel_desc& d = e.desc;
+  const std::int64_t inner = p.extents[merged - 1];
+  unsigned vec = max_vector_width(d);
+  if (merged > 1 && !p.variant.rows && inner % vec) vec = 1;  // a vector must not cross a row
+  auto allow = [&](access a, const void* ptr, const std::int64_t* st, int size) {
+    if (a == access::gather || ((a == access::linear || a == access::unit) && !rows_aligned_for(vec, ptr, st, merged, size)))
+      vec = 1;
+  };
+  for (unsigned k = 0; k < p.distinct_count; ++k) {
+    p.variant.input_access[k] = access_of(p.input_strides[k], p.extents, merged);
+    allow(p.variant.input_access[k], p.distinct[k], p.input_strides[k], size_of(d.input_types[p.distinct_slot[k]]));
+  }
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const layout& l = e.output_layouts[k];
+    for (int dim = 0; dim < l.extents.rank(); ++dim)
+      if (e.outputs[k] && l.extents[dim] > 1 && l.strides[dim] == 0)  // a reduction's rows repeat it
+        throw invalid_argument("jet: an output of `" + describe(d) + "` repeats elements (stride 0 in dimension " +
+                               std::to_string(dim) + "); write to an array instead");
+    const access a = access_of(p.output_strides[k], p.extents, merged);
+    p.variant.output_access[k] = a;
+    allow(a, e.outputs[k], p.output_strides[k], size_of(d.out_types[k]));
+  }
+  if (p.variant.tiled) {
+    assign_tiled_accesses(p, d, merged);
+    vec = 1;
+  } else if (vec == 1 && !p.variant.rows) {  // one element at a time: every strided operand computes its offset alike
+    for (unsigned k = 0; k < p.distinct_count; ++k)
+      if (p.variant.input_access[k] != access::linear) p.variant.input_access[k] = access::gather;
+    for (unsigned k = 0; k < d.out_count; ++k)
+      if (p.variant.output_access[k] != access::linear) p.variant.output_access[k] = access::gather;
+  }
+  p.variant.vec = static_cast<std::uint8_t>(vec);
+  p.variant.index32 = p.n < (std::size_t{1} << 32);
+
+}
+
+// Outputs against inputs (and each other): the very same elements are safe in place, since each
+// element is read and then written by one thread; any other overlap needs a temporary.
+void check_overlaps(const evaluation& e, plan& p, int merged) {
+  const kernel_desc& d = e.desc;
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    if (!e.outputs[k]) continue;  // jet::precompile's assumed output
+    const int out_size = size_of(d.out_types[k]);
+    const byte_range out = range_of(e.outputs[k], e.output_layouts[k], out_size);
+    for (unsigned j = 0; j < k; ++j)
+      if (overlaps(out, range_of(e.outputs[j], e.output_layouts[j], size_of(d.out_types[j]))))
+        throw invalid_argument("jet: two outputs of `" + describe(d) + "` overlap in memory");
+    for (unsigned j = 0; j < p.distinct_count; ++j) {
+      const unsigned slot = p.distinct_slot[j];
+      if (is_counter(d, slot)) continue;  // reads no memory
+      const int in_size = size_of(d.input_types[slot]);
+      const bool same_elements = p.distinct[j] == e.outputs[k] && in_size == out_size &&
+                                 std::equal(p.input_strides[j], p.input_strides[j] + merged, p.output_strides[k]);
+      if (same_elements) p.variant.out_aliases_input = true;
+      else if (overlaps(out, range_of(p.distinct[j], e.input_layouts[slot], in_size))) p.output_needs_temporary[k] = true;
+    }
+  }
+}
+
+}  // namespace
+
+plan make_plan(const evaluation& e, const jet::shape& output_shape) {
+  const kernel_desc& d = e.desc;
+  plan p;
+  p.n = output_shape.size();
+  const bool linear = all_contiguous(e, output_shape);
+  const jet::shape s = linear ? jet::shape::of_size(p.n) : output_shape;
+  auto strides_over_s = [&](const layout& l, std::int64_t* strides) {
+    if (linear) strides[0] = 1;
+    else align_strides(l, s, strides);
+  };
+  // Every operand's strides over the output's dimensions.
+  std::int64_t slot_strides[max_inputs][max_rank];
+  for (unsigned k = 0; k < d.input_count; ++k) strides_over_s(e.input_layouts[k], slot_strides[k]);
+  find_distinct_inputs(e, p, slot_strides, s.rank());
+  std::int64_t out_strides[max_outputs][max_rank];
+  for (unsigned k = 0; k < d.out_count; ++k) strides_over_s(e.output_layouts[k], out_strides[k]);
+  const int merged = merge_dimensions(p, d, s, slot_strides, out_strides);
+
+  // A transposed operand makes the kernel tiled, over its contiguous dimension moved next to the
+  // inner one.
+  const int tile_dim = tile_dimension(p, d, merged);
+  if (tile_dim >= 0) move_dimension(p, d, tile_dim, merged - 2);
+  p.variant.tiled = tile_dim >= 0;
+  // Rows at least a block's threads long otherwise: a block per chunk of a row, so that no element
+  // unravels its multi-index (a division per dimension) or recomputes its operands' offsets.
+  const std::int64_t inner = p.extents[merged - 1];
+  p.variant.rows = merged > 1 && !p.variant.tiled && d.reduction == reduction_id::none &&
+                   inner >= static_cast<std::int64_t>(shape_of(p.variant).threads);
+  choose_accesses(e, p, merged);
+  check_overlaps(e, p, merged);
+  return p;
+}
+namespace {
+
+// The plan of a reduction along `axis` of s into `results` results, `axis` of extent at least 1
+// or 0: the index space is s with that axis moved last (extent `length`), and one result per row.
+// The output is a stand-in that repeats along the axis, so that make_plan never merges the axis
+// with another dimension.
+plan axis_plan(const evaluation& e, const jet::shape& s, int axis, std::size_t results) {
+  const kernel_desc& d = e.desc;
+  const std::int64_t length = s[axis];
+  jet::shape rows_then_axis;
+  for (int dim = 0; dim < s.rank(); ++dim)
+    if (dim != axis) rows_then_axis.push_back(s[dim]);
+  rows_then_axis.push_back(std::max<std::int64_t>(length, 1));
+  const int rank = s.rank();
+  layout inputs[max_inputs];
+  for (unsigned k = 0; k < d.input_count; ++k) {
+    std::int64_t strides[max_rank];
+    align_strides(e.input_layouts[k], s, strides);
+    inputs[k] = {rows_then_axis, {}};
+    for (int dim = 0, to = 0; dim < rank; ++dim)
+      if (dim != axis) inputs[k].strides[to++] = strides[dim];
+    inputs[k].strides[rank - 1] = strides[axis];
+  }
+  layout out = layout::contiguous(rows_then_axis);
+  for (int dim = 0; dim + 1 < rank; ++dim) out.strides[dim] /= rows_then_axis[rank - 1];
+  out.strides[rank - 1] = 0;
+  void* no_output[] = {nullptr};
+  plan p = make_plan({d, e.slot, no_output, &out, e.inputs, inputs, e.scalars}, rows_then_axis);
+
+  variant_key& v = p.variant;
+  if (length <= 1) {  // a dimension of extent 1 was dropped: the axis comes back as the last
+    for (unsigned k = 0; k < p.distinct_count; ++k) p.input_strides[k][v.rank] = 0;
+    p.extents[v.rank++] = 1;
+  }
+  p.extents[v.rank - 1] = length;  // 0: each result is the reduction's identity, from no elements
+  p.n = results;
+  // Rows whose elements are neighbours in memory go to neighbouring threads of one row group;
+  // otherwise neighbouring threads take neighbouring rows.
+  bool contiguous_rows = false;
+  for (unsigned k = 0; k < p.distinct_count; ++k) {
+    v.input_access[k] = access::gather;
+    const std::int64_t step = p.input_strides[k][v.rank - 1];
+    contiguous_rows |= !is_counter(d, p.distinct_slot[k]) && (step == 1 || step == -1);
+  }
+  v.axis = contiguous_rows ? reduce_axis::inner : reduce_axis::outer;
+  v.output_access[0] = access::linear;
+  // Rows of whole vectors, each starting aligned in every input (all read forwards), are read a
+  // vector at a time.
+  int widest = 1;  // the widest input's element: the results are written one at a time
+  for (unsigned k = 0; k < d.input_count; ++k) widest = std::max(widest, size_of(d.input_types[k]));
+  const unsigned vec = 16 / static_cast<unsigned>(widest);
+  bool vectors = v.axis == reduce_axis::inner && length >= vec && length % vec == 0;
+  for (unsigned k = 0; k < p.distinct_count && vectors; ++k) {
+    const unsigned slot = p.distinct_slot[k];
+    vectors = !is_counter(d, slot) && p.input_strides[k][v.rank - 1] == 1 &&
+              rows_aligned_for(vec, p.distinct[k], p.input_strides[k], v.rank, size_of(d.input_types[slot]));
+  }
+  v.vec = static_cast<std::uint8_t>(vectors ? vec : 1);
+  v.index32 = s.size() < (std::size_t{1} << 32);
+  return p;
+}
+
+// The dimension of s that a reduction's `axis` names, negative counting from the end (no int
+// overflows: the rank is at most 8); invalid_argument naming the axis and the rank when none.
+int dimension_of(const kernel_desc& d, const jet::shape& s, int axis) {
+  const int dim = axis < 0 ? axis + s.rank() : axis;
+  if (dim < 0 || dim >= s.rank())
+    throw invalid_argument("jet: " + describe(d) + ": axis " + std::to_string(axis) + " is out of range for shape " +
+                           s.to_string() + " of rank " + std::to_string(s.rank()));
+  return dim;
+}
+
+// How a reduction is launched: its plan and grid. No blocks when there are no results: nothing
+
+}  // namespace
+
+reduction_plan plan_reduction(const evaluation& e, std::optional<int> axis, unsigned multiprocessors) {
+  const kernel_desc& d = e.desc;
+  const jet::shape s = broadcast_shape(d, e.input_layouts);
+  const std::size_t results = reduced_shape(d, e.input_layouts, axis).size();  // checks axis and emptiness
+  reduction_plan r;
+  r.results = results;
+  if (results == 0) return r;
+  if (results == 1) {  // every element into one result, in a grid of at most a few blocks per SM
+    const layout stand_in = layout::contiguous(s);
+    void* no_output[] = {nullptr};
+    r.p = make_plan({d, e.slot, no_output, &stand_in, e.inputs, e.input_layouts, e.scalars}, s);
+    r.p.variant.axis = reduce_axis::all;
+    const std::size_t tile = std::size_t{reduction_threads} * reduction_ilp * r.p.variant.vec;
+    r.blocks = std::clamp<std::size_t>((r.p.n + tile - 1) / tile, 1, std::size_t{multiprocessors} * reduction_blocks_per_sm);
+    return r;
+  }
+  const int dim = dimension_of(d, s, *axis);  // more than one result: along an axis
+  const auto length = static_cast<std::size_t>(s[dim]);
+  r.p = axis_plan(e, s, dim, results);
+  r.blocks = (results + 31) / 32;  // outer: 32 rows per block
+  if (r.p.variant.axis == reduce_axis::inner) {
+    // A warp per row, or more while that leaves the device short of warps and rows are long.
+    const std::size_t warps_wanted = std::size_t{32} * multiprocessors;
+    while (r.lanes < reduction_threads && results * (r.lanes / 32) < warps_wanted &&
+           length >= std::size_t{16} * r.lanes * r.p.variant.vec)
+      r.lanes *= 2;
+    const unsigned rows_per_block = reduction_threads / r.lanes;
+    r.blocks = (results + rows_per_block - 1) / rows_per_block;
+  }
+  if (r.blocks > 0x7fffffff) throw invalid_argument("jet: " + describe(d) + ": too many results (" + std::to_string(results) + ")");
+  return r;
+}
+
+
+jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::optional<int> axis) {
+  const jet::shape s = broadcast_shape(desc, inputs);
+  jet::shape out;
+  std::size_t length = s.size();
+  if (axis) {
+    const int dim = dimension_of(desc, s, *axis);
+    for (int d = 0; d < s.rank(); ++d)
+      if (d != dim) out.push_back(s[d]);
+    length = static_cast<std::size_t>(s[dim]);
+  }
+  if (length == 0 && out.size() > 0 && !reduction_allows_empty[static_cast<int>(desc.reduction)])
+    throw invalid_argument("jet: " + describe(desc) + " of no elements (shape " + s.to_string() +
+                           (axis ? ", axis " + std::to_string(*axis) : "") + ") has no value");
+  return out;
+}
+
+variant_key planned_variant(const evaluation& e) { return make_plan(e, index_space(e)).variant; }
+
+reduction_launch planned_reduction(const evaluation& e, std::optional<int> axis, unsigned multiprocessors) {
+  const reduction_plan r = plan_reduction(e, axis, multiprocessors);
+  reduction_launch l{r.p.variant, r.results, r.blocks ? r.p.n : 0, {}, r.blocks, r.lanes};
+  std::copy(r.p.extents, r.p.extents + (r.blocks ? r.p.variant.rank : 0), l.extents);
+  return l;
+}
+
+}  // namespace jet::detail
