@@ -19,9 +19,9 @@ bool uses_dtype(const kernel_desc& d, dtype t) {
 // The name under which a node's value is known inside jet_element.
 std::string value_name(const kernel_desc& d, const variant_key& v, unsigned index) {
   const node& n = d.nodes[index];
-  if (n.op == op_id::input || n.op == op_id::counter) return "x" + std::to_string(v.unique_of[n.arg[0]]);
-  if (n.op == op_id::scalar) return "s" + std::to_string(n.arg[0]);
-  return "t" + std::to_string(index);
+  if (n.op == op_id::input || n.op == op_id::counter) return std::string("x").append(number(v.unique_of[n.arg[0]]));
+  if (n.op == op_id::scalar) return std::string("s").append(number(n.arg[0]));
+  return std::string("t").append(number(index));
 }
 
 // Operand k of node n, converted to the node's operand dtype as a cast converts: from floating to

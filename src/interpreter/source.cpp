@@ -31,7 +31,10 @@ unsigned interpreter_elements(const interpreter_family& f) {
   return requested && requested % f.group == 0 ? requested : f.elements;
 }
 
-std::string interpreter_source(const interpreter_family& f) {
+namespace {
+
+// The kernel's opening: its family, the op functions, the constants and jet_program.
+std::string interpreter_declarations(const interpreter_family& f) {
   const std::string value = value_type(f.compute);
   std::string src = "// jet interpreter, family " + std::string(f.name) + ": computes in " + value + "; operands in " +
                     join(dtype_count, [&](unsigned t) {
@@ -61,9 +64,18 @@ std::string interpreter_source(const interpreter_family& f) {
          number(interpreter_inputs) + "];\n  jet_instruction code[" +
          number(interpreter_code) + "];\n};\n";
 
-  // Per stored dtype: its type in memory, a stored element as a value (a bool is 0 or 1) and a
-  // value as stored, with the conversions the fused kernels use.
-  std::string load_cases, store_cases, cast_cases;
+  return src;
+}
+
+// The switch cases that load, store and cast each stored dtype of a family.
+struct storage_cases {
+  std::string load, store, cast;
+};
+
+// Per stored dtype: its type in memory, a stored element as a value (a bool is 0 or 1) and a value
+// as stored, with the conversions the fused kernels use; and its cases.
+std::string storage_types(const interpreter_family& f, storage_cases& cases) {
+  std::string src;
   for (unsigned t = 0; t < dtype_count; ++t) {
     const dtype d = dtype(t);
     if (!interpreter_stores(f, d)) continue;
@@ -73,13 +85,17 @@ std::string interpreter_source(const interpreter_family& f) {
     src += "  static __device__ __forceinline__ type to(jet_value v) { return " +
            (stored_as_bits(d) ? rounded(d, "v") : "jet_convert<type>(v)") + "; }\n};\n";
     const std::string id = number(t);
-    load_cases += "        case " + id + ":\n          jet_load<full, " + storage + ">(t, p.inputs[in.a], base, p.n);\n          if (two) jet_load<full, " +
+    cases.load += "        case " + id + ":\n          jet_load<full, " + storage + ">(t, p.inputs[in.a], base, p.n);\n          if (two) jet_load<full, " +
                   storage + ">(u, p.inputs[in.b], base, p.n);\n          break;\n";
-    store_cases += "        case " + id + ": jet_store<full, " + storage + ">(t, p.outputs[in.dst], base, p.n); break;\n";
-    cast_cases += "          case " + id + ":\n#pragma unroll\n            for (unsigned j = 0; j < elements; ++j) acc[j] = " +
+    cases.store += "        case " + id + ": jet_store<full, " + storage + ">(t, p.outputs[in.dst], base, p.n); break;\n";
+    cases.cast += "          case " + id + ":\n#pragma unroll\n            for (unsigned j = 0; j < elements; ++j) acc[j] = " +
                   storage + "::from(" + storage + "::to(acc[j]));\n            break;\n";
   }
-  src += R"cuda(// A thread's element j of a tile starting at `base`: on a full tile of aligned operands, vector
+  return src;
+}
+
+// Loads, stores and registers, the same for every family but for the constants above them.
+constexpr std::string_view interpreter_helpers = R"cuda(// A thread's element j of a tile starting at `base`: on a full tile of aligned operands, vector
 // j / group of the thread, where the block's threads read consecutive vectors (group elements of
 // the compute type: 16 bytes, less for a narrower stored type); otherwise base + j * threads +
 // threadIdx.x, one element at a time, masked by n. Every operand of a tile maps alike.
@@ -169,19 +185,23 @@ __device__ __forceinline__ void jet_operand(jet_value (&to)[elements], const jet
 // switch below branches alike across a warp.
 template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {
 )cuda";
+
+// jet_run's body: the dispatch loop over the program, a case per instruction.
+std::string run_body(const interpreter_family& f, const storage_cases& cases) {
+  std::string src;
   src += "  jet_value acc[elements];\n";
   src += "#pragma unroll 1\n  for (unsigned pc = 0; pc < p.count; ++pc) {\n    const jet_instruction in = p.code[pc];\n";
   src += "    jet_value b[elements], c[elements];\n    switch (in.op) {\n";
   // Both loads are issued before either result is saved, so that two are in flight at once; a
   // load of one input (a == b) issues it once.
   src += "      case " + number(static_cast<unsigned>(op_id::input)) + ": {\n      jet_value t[elements], u[elements];\n"
-         "      const bool two = in.a != in.b;\n      switch (in.type) {\n" + load_cases + "      }\n"
+         "      const bool two = in.a != in.b;\n      switch (in.type) {\n" + cases.load + "      }\n"
          "      jet_save(in.dst, t);\n      if (two) jet_save(in.c, u);\n      break;\n    }\n";
   src += "      case " + number(fetch_op) + ":\n        jet_operand(acc, p, in.a);\n        break;\n";
   src += "      case " + number(save_op) + ":\n        jet_save(in.dst, acc);\n        break;\n";
   src += "      case " + number(store_op) + ": {\n      jet_value t[elements];\n"
          "      if (in.a == " + number(interpreter_accumulator) + ") jet_copy(t, acc);\n      else jet_operand(t, p, in.a);\n"
-         "      switch (in.type) {\n" + store_cases + "      }\n      break;\n    }\n";
+         "      switch (in.type) {\n" + cases.store + "      }\n      break;\n    }\n";
   // Each op case reads the operands it has itself: a read guarded at run time ahead of the switch
   // would leave b and c undefined on some paths, and ptxas then copies them around the loop.
   src += "      default:\n      switch (in.op) {\n";
@@ -192,7 +212,7 @@ template <bool full> __device__ __forceinline__ void jet_run(const jet_program& 
     if (!interpretable_op(op_id(op), f)) continue;
     const op_spelling& s = spellings[op];
     if (op_id(op) == op_id::cast) {  // converts to the dtype named by `type` and back
-      src += "      case " + number(op) + ":  // cast\n        switch (in.type) {\n" + cast_cases + "        }\n        break;\n";
+      src += "      case " + number(op) + ":  // cast\n        switch (in.type) {\n" + cases.cast + "        }\n        break;\n";
       continue;
     }
     // One case with operands from registers, and for a binary op one with a scalar second operand.
@@ -207,7 +227,11 @@ template <bool full> __device__ __forceinline__ void jet_run(const jet_program& 
     }
   }
   src += "      }\n    }\n  }\n}\n\n";
-  src += R"cuda(// Asks L2 for the inputs of the tile at `later` (whole tiles only), which a block launched later
+ 
+  return src;
+}
+
+constexpr std::string_view interpreter_prefetch = R"cuda(// Asks L2 for the inputs of the tile at `later` (whole tiles only), which a block launched later
 // loads: 128-byte lines, one a lane; warp w takes inputs w, w + 4, ... A tile's input is at most
 // 4 KiB (tile elements of the compute type), 32 lines.
 __device__ __forceinline__ void jet_prefetch(const jet_program& p, unsigned long long later) {
@@ -219,6 +243,16 @@ __device__ __forceinline__ void jet_prefetch(const jet_program& p, unsigned long
 }
 
 )cuda";
+
+}  // namespace
+
+std::string interpreter_source(const interpreter_family& f) {
+  std::string src = interpreter_declarations(f);
+  storage_cases cases;
+  src += storage_types(f, cases);
+  src += interpreter_helpers;
+  src += run_body(f, cases);
+  src += interpreter_prefetch;
   src += "extern \"C\" __global__ void __launch_bounds__(threads) " + std::string(interpreter_kernel_name) +
          "(const __grid_constant__ jet_program p) {\n"
          "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;\n"
