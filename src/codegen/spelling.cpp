@@ -49,9 +49,9 @@ namespace {
 
 std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
   const node& n = d.nodes[index];
-  if (n.op == op_id::input) return "in" + std::to_string(n.arg[0]);
-  if (n.op == op_id::scalar) return "s" + std::to_string(n.arg[0]);
-  if (n.op == op_id::counter) return "counter" + std::to_string(n.arg[0]);
+  if (n.op == op_id::input) return std::string("in").append(std::to_string(n.arg[0]));
+  if (n.op == op_id::scalar) return std::string("s").append(std::to_string(n.arg[0]));
+  if (n.op == op_id::counter) return std::string("counter").append(std::to_string(n.arg[0]));
   const op_spelling& s = spelling(n.op);
   const bool infix = s.cpp.starts_with("operator");
   std::string args[3];
@@ -63,7 +63,7 @@ std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
     return top ? infix : "(" + infix + ")";
   }
   std::string call = n.op == op_id::user ? std::string(d.functions[n.function]->name) : std::string(s.cpp);
-  if (n.op == op_id::cast) call += "<" + std::string(name(n.type)) + ">";
+  if (n.op == op_id::cast) call.append("<").append(name(n.type)).append(">");
   call += "(";
   for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + args[k];
   return call + ")";
@@ -75,7 +75,7 @@ std::string describe(const kernel_desc& d) {
   if (d.reduction != reduction_id::none)
     return std::string(reduction_spellings[static_cast<int>(d.reduction)].tag) + "(" + describe_node(d, d.out_nodes[0], true) + ")";
   if (d.out_count == 1) return describe_node(d, d.out_nodes[0], true);
-  return "(" + join(d.out_count, [&](unsigned k) { return describe_node(d, d.out_nodes[k], true); }) + ")";
+  return std::string("(").append(join(d.out_count, [&](unsigned k) { return describe_node(d, d.out_nodes[k], true); })).append(")");
 }
 
 }  // namespace jet::detail
