@@ -2,7 +2,7 @@
 // behind it one process-wide map from kernel content to compiled function.
 #pragma once
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <cuda.h>
 

@@ -6,7 +6,7 @@
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/detail/rules.hpp>
 #include <jet/dtype.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>

@@ -7,6 +7,7 @@
 #include "codegen/spelling.hpp"
 
 #include <string>
+#include <vector>
 
 namespace jet::detail {
 namespace {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -8,7 +8,7 @@
 #include "codegen/spelling.hpp"
 
 #include <jet/detail/kernel_desc.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <string>
 

@@ -7,7 +7,7 @@
 #include "stats.hpp"
 #include "settings.hpp"
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <chrono>
 #include <cstdio>

@@ -8,7 +8,7 @@
 #include "driver/stream.hpp"
 
 #include <jet/error.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <mutex>
 #include <string>

@@ -4,7 +4,7 @@
 
 #include "interpreter/encoder.hpp"
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <cstdint>
 

@@ -18,7 +18,7 @@
 
 #include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <algorithm>
 #include <array>

@@ -3,7 +3,7 @@
 // tiles, rows, reductions' grids). Pure: no driver, so CPU tests call it directly.
 #pragma once
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 #include <jet/shape.hpp>
 
 #include <cstddef>

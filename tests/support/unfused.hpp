@@ -5,7 +5,7 @@
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <algorithm>
 #include <array>
