@@ -368,7 +368,18 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
     const dtype inputs[] = {dtype::float32, dtype::float32};
     const std::uint16_t out[] = {2};
     const dtype out_types[] = {result};
-    const jet::detail::kernel_desc d{nodes, 3, 2, 0, inputs, 0, 1, out, out_types, nullptr, 0, 0};
+    const jet::detail::kernel_desc d{.nodes = nodes,
+                                     .node_count = 3,
+                                     .input_count = 2,
+                                     .scalar_count = 0,
+                                     .input_types = inputs,
+                                     .counter_slots = 0,
+                                     .out_count = 1,
+                                     .out_nodes = out,
+                                     .out_types = out_types,
+                                     .functions = nullptr,
+                                     .function_count = 0,
+                                     .hash = 0};
     std::vector<jet::test::bounded> scratch;
     const long double values[] = {a, b};
     return jet::test::evaluate_element(d, 0, [&](unsigned slot) { return values[slot]; }, nullptr, scratch);
@@ -485,8 +496,18 @@ TEST_CASE("the host evaluation converts as jet does: integers wrap, floating val
     }
     nodes.push_back(n);
     const std::uint16_t root[] = {static_cast<std::uint16_t>(in.size())};
-    const jet::detail::kernel_desc d{nodes.data(), static_cast<std::uint32_t>(nodes.size()), static_cast<std::uint32_t>(in.size()),
-                                     0, in.data(), 0, 1, root, &out, nullptr, 0, 0};
+    const jet::detail::kernel_desc d{.nodes = nodes.data(),
+                                     .node_count = static_cast<std::uint32_t>(nodes.size()),
+                                     .input_count = static_cast<std::uint32_t>(in.size()),
+                                     .scalar_count = 0,
+                                     .input_types = in.data(),
+                                     .counter_slots = 0,
+                                     .out_count = 1,
+                                     .out_nodes = root,
+                                     .out_types = &out,
+                                     .functions = nullptr,
+                                     .function_count = 0,
+                                     .hash = 0};
     auto input = [&](unsigned slot) { return values[slot]; };
     std::vector<jet::test::bounded> scratch;
     std::vector<long double> own;

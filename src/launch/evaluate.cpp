@@ -129,9 +129,19 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
   std::call_once(made[static_cast<int>(t)], [&] {
     k.nodes[0] = node{op_id::input, t};
     k.types[0] = t;
-    k.desc = {k.nodes, 1, 1, 0, k.types, 0, 1, k.roots, k.types, nullptr, 0,
-              hash_desc(std::array<node, 1>{k.nodes[0]}, std::array<std::uint16_t, 1>{0}, std::array<dtype, 1>{t},
-                        std::array<const user_function*, 0>{}, 0)};
+    k.desc = {.nodes = k.nodes,
+              .node_count = 1,
+              .input_count = 1,
+              .scalar_count = 0,
+              .input_types = k.types,
+              .counter_slots = 0,
+              .out_count = 1,
+              .out_nodes = k.roots,
+              .out_types = k.types,
+              .functions = nullptr,
+              .function_count = 0,
+              .hash = hash_desc(std::array<node, 1>{k.nodes[0]}, std::array<std::uint16_t, 1>{0},
+                                std::array<dtype, 1>{t}, std::array<const user_function*, 0>{}, 0)};
   });
   void* outputs[] = {out};
   const void* inputs[] = {in};
