@@ -104,35 +104,90 @@ std::string tiled_body(const kernel_parts& parts) {
 // and its elements follow by constant offsets along the row: no index arithmetic per element. A
 // full chunk reads ilp vectors per thread, every load in flight before the first use; the last
 // chunk of a row reads element by element, masked, neighbouring threads at neighbouring columns.
+// An operand of a rows kernel, by its names: in0, is0 (its strides), float.
+struct row_operand {
+  std::string name, strides, type;
+  access how;
+  bool counter;  // a counter's "pointer" is its offset: its value
+  std::string row() const { return name + "_row"; }
+  std::string at() const { return name + "_at"; }
+};
+
+// What the parts of a rows kernel's body share: its operands and how each steps along a row.
+struct rows_context {
+  const kernel_parts& parts;
+  std::string inner;  // the inner dimension's number
+  std::vector<row_operand> ins, outs;
+
+  // An operand's offset from its column 0 to `column`.
+  std::string along(const row_operand& o, const std::string& column) const {
+    if (o.how == access::broadcast) return "0";
+    if (o.how == access::gather) return "(long long)(" + column + ") * " + o.strides + ".s[" + inner + "]";
+    return column;  // linear or unit
+  }
+  // `const float* __restrict__ in0_row = in0 + ...`, or `long long in2_row = ...` for a counter.
+  std::string pointer(const row_operand& o, bool output, const std::string& what, const std::string& value) const {
+    const std::string type = o.counter ? "long long" : (output ? "" : "const ") + o.type + "*" + parts.restrict_;
+    return "    " + type + " " + what + " = " + value + ";\n";
+  }
+};
+
+// The branch for a full chunk of a row (rows_body writes the other): this thread's k-th vector at
+// column c + k * threads * vec, every load in flight before the first use.
+std::string rows_full_chunk(const rows_context& r) {
+  const kernel_parts& parts = r.parts;
+  const kernel_desc& d = parts.d;
+  const std::vector<row_operand>& ins = r.ins;
+  const std::vector<row_operand>& outs = r.outs;
+  std::string src;
+  src += "    if (columns - first >= chunk) {\n";
+  src += "      const index c = first + threadIdx.x * vec;\n";
+  for (const auto* group : {&outs, &ins})
+    for (const row_operand& o : *group) src += "  " + r.pointer(o, group == &outs, o.at(), o.row() + " + " + r.along(o, "c"));
+  src += "#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k) {\n";
+  for (unsigned k = 0; k < parts.inputs; ++k) {
+    const row_operand& o = ins[k];
+    const std::string vk = "v" + number(k) + "[k]", vt = kernel_parts::vec_type(o.type);
+    if (o.counter)
+      src += "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j) " + vk + ".v[j] = " + o.at() + " + " +
+             r.along(o, "k * threads * vec + j") + ";\n";
+    else if (o.how == access::broadcast)
+      src += "        { const " + o.type + " b = *" + o.at() + ";\n#pragma unroll\n          for (unsigned j = 0; j < vec; ++j) " +
+             vk + ".v[j] = b; }\n";
+    else if (o.how == access::gather)
+      src += "        " + vk + ".v[0] = " + o.at() + "[" + r.along(o, "k * threads * vec") + "];\n";
+    else
+      src += "        " + vk + " = *reinterpret_cast<const " + vt + "*>(" + o.at() + " + k * threads * vec);\n";
+  }
+  src += "      }\n#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k) {\n";
+  for (unsigned k = 0; k < d.out_count; ++k) src += "        " + kernel_parts::vec_type(outs[k].type) + " r" + number(k) + ";\n";
+  src += "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j)\n          jet_element(" +
+         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) + parts.tile_args() + ");\n";
+  for (unsigned k = 0; k < d.out_count; ++k) {
+    const row_operand& o = outs[k];
+    const std::string rk = "r" + number(k);
+    if (o.how == access::gather)
+      src += "        " + o.at() + "[" + r.along(o, "k * threads * vec") + "] = " + rk + ".v[0];\n";
+    else
+      src += "        *reinterpret_cast<" + kernel_parts::vec_type(o.type) + "*>(" + o.at() + " + k * threads * vec) = " + rk + ";\n";
+  }
+  src += "      }\n";
+  return src;
+}
+
 std::string rows_body(const kernel_parts& parts) {
   const kernel_desc& d = parts.d;
   const variant_key& v = parts.v;
   const kernel_shape shape = shape_of(v);
   const std::string& rank = parts.rank;
   const std::string inner = number(v.rank - 1u);
-  struct operand_names {
-    std::string name, strides, type;  // in0, is0, float
-    access how;
-    bool counter;  // a counter's "pointer" is its offset: its value
-    std::string row() const { return name + "_row"; }
-    std::string at() const { return name + "_at"; }
-  };
-  std::vector<operand_names> ins, outs;
+  rows_context r{parts, inner, {}, {}};
   for (unsigned k = 0; k < parts.inputs; ++k)
-    ins.push_back({"in" + number(k), "is" + number(k), parts.in_type(k), v.input_access[k], parts.counter_input(k)});
+    r.ins.push_back({"in" + number(k), "is" + number(k), parts.in_type(k), v.input_access[k], parts.counter_input(k)});
   for (unsigned k = 0; k < d.out_count; ++k)
-    outs.push_back({"out" + number(k), "os" + number(k), parts.out_type(k), v.output_access[k], false});
-  // An operand's offset from its column 0 to `column`.
-  auto along = [&](const operand_names& o, const std::string& column) -> std::string {
-    if (o.how == access::broadcast) return "0";
-    if (o.how == access::gather) return "(long long)(" + column + ") * " + o.strides + ".s[" + inner + "]";
-    return column;  // linear or unit
-  };
-  // `const float* __restrict__ in0_row = in0 + ...`, or `long long in2_row = ...` for a counter.
-  auto pointer = [&](const operand_names& o, bool output, const std::string& what, const std::string& value) {
-    const std::string type = o.counter ? "long long" : (output ? "" : "const ") + o.type + "*" + parts.restrict_;
-    return "    " + type + " " + what + " = " + value + ";\n";
-  };
+    r.outs.push_back({"out" + number(k), "os" + number(k), parts.out_type(k), v.output_access[k], false});
+  const std::vector<row_operand>& ins = r.ins;
+  const std::vector<row_operand>& outs = r.outs;
 
   std::string src = "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
                     ", vec = " + number(shape.vec) + ", chunk = threads * ilp * vec;\n";
@@ -147,44 +202,12 @@ std::string rows_body(const kernel_parts& parts) {
   src += "  for (index row = blockIdx.y; row < rows; row += gridDim.y) {\n";
   src += "    index idx[" + rank + "];\n    jet_unravel<index, " + rank + ">(row, row_extents, idx);\n";
   for (const auto* group : {&outs, &ins})
-    for (const operand_names& o : *group) {
+    for (const row_operand& o : *group) {
       const std::string offset = o.how == access::linear ? "(long long)row * columns" : "jet_offset(idx, " + o.strides + ")";
-      src += pointer(o, group == &outs, o.row(), o.counter ? offset : o.name + " + " + offset);
+      src += r.pointer(o, group == &outs, o.row(), o.counter ? offset : o.name + " + " + offset);
     }
 
-  // A full chunk: this thread's k-th vector at column c + k * threads * vec.
-  src += "    if (columns - first >= chunk) {\n";
-  src += "      const index c = first + threadIdx.x * vec;\n";
-  for (const auto* group : {&outs, &ins})
-    for (const operand_names& o : *group) src += "  " + pointer(o, group == &outs, o.at(), o.row() + " + " + along(o, "c"));
-  src += "#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k) {\n";
-  for (unsigned k = 0; k < parts.inputs; ++k) {
-    const operand_names& o = ins[k];
-    const std::string vk = "v" + number(k) + "[k]", vt = kernel_parts::vec_type(o.type);
-    if (o.counter)
-      src += "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j) " + vk + ".v[j] = " + o.at() + " + " +
-             along(o, "k * threads * vec + j") + ";\n";
-    else if (o.how == access::broadcast)
-      src += "        { const " + o.type + " b = *" + o.at() + ";\n#pragma unroll\n          for (unsigned j = 0; j < vec; ++j) " +
-             vk + ".v[j] = b; }\n";
-    else if (o.how == access::gather)
-      src += "        " + vk + ".v[0] = " + o.at() + "[" + along(o, "k * threads * vec") + "];\n";
-    else
-      src += "        " + vk + " = *reinterpret_cast<const " + vt + "*>(" + o.at() + " + k * threads * vec);\n";
-  }
-  src += "      }\n#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k) {\n";
-  for (unsigned k = 0; k < d.out_count; ++k) src += "        " + kernel_parts::vec_type(outs[k].type) + " r" + number(k) + ";\n";
-  src += "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j)\n          jet_element(" +
-         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) + parts.tile_args() + ");\n";
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    const operand_names& o = outs[k];
-    const std::string rk = "r" + number(k);
-    if (o.how == access::gather)
-      src += "        " + o.at() + "[" + along(o, "k * threads * vec") + "] = " + rk + ".v[0];\n";
-    else
-      src += "        *reinterpret_cast<" + kernel_parts::vec_type(o.type) + "*>(" + o.at() + " + k * threads * vec) = " + rk + ";\n";
-  }
-  src += "      }\n";
+  src += rows_full_chunk(r);
 
   // The row's last chunk: element j of this thread's k-th vector at column c, masked.
   const std::string column = "          const index c = first + threadIdx.x + (k * vec + j) * threads;\n";
@@ -195,8 +218,8 @@ std::string rows_body(const kernel_parts& parts) {
   src += "    } else {\n";
   std::string loads;
   for (unsigned k = 0; k < parts.inputs; ++k) {
-    const operand_names& o = ins[k];
-    const std::string at = along(o, "c");
+    const row_operand& o = ins[k];
+    const std::string at = r.along(o, "c");
     loads += "            v" + number(k) + "[k].v[j] = " + (o.counter ? o.row() + " + " + at : o.row() + "[" + at + "]") + ";\n";
   }
   src += each_element(loads);
@@ -204,7 +227,7 @@ std::string rows_body(const kernel_parts& parts) {
   for (unsigned k = 0; k < d.out_count; ++k) compute += "            " + outs[k].type + " r" + number(k) + ";\n";
   compute += "            jet_element(" + join(d.out_count, [](unsigned k) { return "r" + number(k); }) + parts.tile_args() + ");\n";
   for (unsigned k = 0; k < d.out_count; ++k)
-    compute += "            " + outs[k].row() + "[" + along(outs[k], "c") + "] = r" + number(k) + ";\n";
+    compute += "            " + outs[k].row() + "[" + r.along(outs[k], "c") + "] = r" + number(k) + ";\n";
   src += each_element(compute);
   src += "    }\n  }\n}\n";
   return src;
