@@ -15,11 +15,16 @@
 #include "native_peers.hpp"
 #endif
 
-#include "codegen.hpp"
-#include "compiler.hpp"
-#include "driver.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
+#include "driver/driver.hpp"
+#include "driver/stream.hpp"
 #include "kernel_cache.hpp"
-#include "interpreter.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
 
 #include <jet/jet.hpp>
 

@@ -1,7 +1,9 @@
 // Writes the cubins of representative kernels (for the device's architecture, or sm_90 with no
 // device) into a folder, so that `cuobjdump --dump-sass` can show their memory instructions.
-#include "compiler.hpp"
-#include "interpreter.hpp"
+#include "compile/compiler.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
 
 #include <jet/jet.hpp>
 

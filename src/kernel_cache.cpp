@@ -1,9 +1,13 @@
 #include "kernel_cache.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
-#include "disk_cache.hpp"
-#include "driver.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
+#include "compile/cached_compile.hpp"
+#include "driver/driver.hpp"
+#include "driver/stream.hpp"
+#include "stats.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -111,11 +115,6 @@ CUfunction load_function(const std::string& cubin, const char* name) {
   CUfunction function = nullptr;
   check(api.cuModuleGetFunction(&function, module, name), "cuModuleGetFunction");
   return function;
-}
-
-counters& stats_counters() {
-  static counters c;
-  return c;
 }
 
 CUfunction find_in_slot(kernel_slot& slot, const variant_key& variant) {
@@ -289,19 +288,3 @@ void find_kernels_in_parallel(const kernel_request* kernels, std::size_t count) 
 }
 
 }  // namespace jet::detail
-
-namespace jet {
-
-statistics stats() {
-  auto& c = detail::stats_counters();
-  return {.launches = c.launches.load(),
-          .memory_hits = c.memory_hits.load(),
-          .disk_hits = c.disk_hits.load(),
-          .disk_writes = c.disk_writes.load(),
-          .compiles = c.compiles.load(),
-          .compile_ms = c.compile_ms.load(),
-          .interpreted = c.interpreted.load(),
-          .background_failures = c.background_failures.load()};
-}
-
-}  // namespace jet

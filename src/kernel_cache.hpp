@@ -1,9 +1,8 @@
 // The in-memory kernel cache: per expression type a lock-free slot (kernel_slot, in the header),
-// behind it one process-wide map from kernel content to compiled function. And the counters
-// behind jet::stats().
+// behind it one process-wide map from kernel content to compiled function.
 #pragma once
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <cuda.h>
 
@@ -44,12 +43,5 @@ struct kernel_request {
 };
 /// find_kernel for each request, in parallel threads; rethrows the first failure.
 void find_kernels_in_parallel(const kernel_request* kernels, std::size_t count);
-
-struct counters {
-  std::atomic<std::uint64_t> launches{0}, memory_hits{0}, disk_hits{0}, disk_writes{0}, compiles{0};
-  std::atomic<std::uint64_t> interpreted{0}, background_failures{0};
-  std::atomic<double> compile_ms{0};
-};
-counters& stats_counters();
 
 }  // namespace jet::detail

@@ -1,5 +1,5 @@
 // Strided layouts: views' slice/permute/reshape/broadcast_to, and NumPy broadcasting of operands.
-#include "codegen.hpp"
+#include "codegen/spelling.hpp"
 
 #include <jet/array.hpp>
 #include <jet/error.hpp>

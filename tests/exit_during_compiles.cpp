@@ -8,8 +8,10 @@
 //                   no GPU);
 //   --nvrtc         no GPU needed: a detached thread compiles a large source while the main thread
 //                   compiles a small one and returns.
-#include "compiler.hpp"
-#include "interpreter.hpp"
+#include "compile/compiler.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
 
 #include <jet/jet.hpp>
 

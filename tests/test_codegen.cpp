@@ -3,7 +3,9 @@
 #include "support/catch.hpp"
 #include "support/operands.hpp"
 
-#include "codegen.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
 
 #include <jet/jet.hpp>
 

@@ -4,7 +4,7 @@
 #include "support/cubin.hpp"
 #include "support/operands.hpp"
 
-#include "compiler.hpp"
+#include "compile/compiler.hpp"
 
 #include <jet/jet.hpp>
 

@@ -10,9 +10,12 @@
 #include "support/scratch.hpp"
 #include "support/stderr_capture.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
-#include "disk_cache.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
+#include "compile/cached_compile.hpp"
+#include "compile/disk_cache.hpp"
 
 #include <jet/jet.hpp>
 

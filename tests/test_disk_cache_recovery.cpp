@@ -7,7 +7,8 @@
 #include "support/operands.hpp"
 #include "support/scratch.hpp"
 
-#include "disk_cache.hpp"
+#include "compile/cached_compile.hpp"
+#include "compile/disk_cache.hpp"
 
 #include <jet/jet.hpp>
 

@@ -4,7 +4,7 @@
 #include "support/operands.hpp"
 #include "support/stderr_capture.hpp"
 
-#include "compiler.hpp"
+#include "compile/compiler.hpp"
 
 #include <jet/jet.hpp>
 

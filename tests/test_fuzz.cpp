@@ -9,8 +9,10 @@
 #include "support/reference.hpp"
 #include "support/unfused.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
 
 #include <jet/jet.hpp>
 
@@ -101,7 +103,9 @@ std::set<std::string> jet_vocabulary() {
     for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it) words.insert(it->str());
   };
   const std::regex literal(R"__(R"cuda\(([\s\S]*?)\)cuda"|"((?:[^"\\\n]|\\.)*)")__");
-  for (const char* file : {"src/codegen.hpp", "src/codegen.cpp", "include/jet/ops.def", "include/jet/dtype.hpp"}) {
+  for (const char* file : {"src/codegen/spelling.hpp", "src/codegen/spelling.cpp", "src/codegen/source_text.cpp",
+                           "src/codegen/kernel_parts.hpp", "src/codegen/kernel_parts.cpp", "src/codegen/elementwise.cpp",
+                           "src/codegen/reduction.cpp", "include/jet/ops.def", "include/jet/dtype.hpp"}) {
     const std::string text = read_file(std::string(JET_SOURCE_DIR) + "/" + file);
     for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) add_words(it->str());
   }
@@ -364,7 +368,18 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
     const dtype inputs[] = {dtype::float32, dtype::float32};
     const std::uint16_t out[] = {2};
     const dtype out_types[] = {result};
-    const jet::detail::kernel_desc d{nodes, 3, 2, 0, inputs, 0, 1, out, out_types, nullptr, 0, 0};
+    const jet::detail::kernel_desc d{.nodes = nodes,
+                                     .node_count = 3,
+                                     .input_count = 2,
+                                     .scalar_count = 0,
+                                     .input_types = inputs,
+                                     .counter_slots = 0,
+                                     .out_count = 1,
+                                     .out_nodes = out,
+                                     .out_types = out_types,
+                                     .functions = nullptr,
+                                     .function_count = 0,
+                                     .hash = 0};
     std::vector<jet::test::bounded> scratch;
     const long double values[] = {a, b};
     return jet::test::evaluate_element(d, 0, [&](unsigned slot) { return values[slot]; }, nullptr, scratch);
@@ -481,8 +496,18 @@ TEST_CASE("the host evaluation converts as jet does: integers wrap, floating val
     }
     nodes.push_back(n);
     const std::uint16_t root[] = {static_cast<std::uint16_t>(in.size())};
-    const jet::detail::kernel_desc d{nodes.data(), static_cast<std::uint32_t>(nodes.size()), static_cast<std::uint32_t>(in.size()),
-                                     0, in.data(), 0, 1, root, &out, nullptr, 0, 0};
+    const jet::detail::kernel_desc d{.nodes = nodes.data(),
+                                     .node_count = static_cast<std::uint32_t>(nodes.size()),
+                                     .input_count = static_cast<std::uint32_t>(in.size()),
+                                     .scalar_count = 0,
+                                     .input_types = in.data(),
+                                     .counter_slots = 0,
+                                     .out_count = 1,
+                                     .out_nodes = root,
+                                     .out_types = &out,
+                                     .functions = nullptr,
+                                     .function_count = 0,
+                                     .hash = 0};
     auto input = [&](unsigned slot) { return values[slot]; };
     std::vector<jet::test::bounded> scratch;
     std::vector<long double> own;

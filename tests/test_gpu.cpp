@@ -7,7 +7,8 @@
 #include "support/gpu_check.hpp"
 #include "support/scratch.hpp"
 
-#include "driver.hpp"
+#include "driver/driver.hpp"
+#include "driver/stream.hpp"
 
 #include <jet/jet.hpp>
 

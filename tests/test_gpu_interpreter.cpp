@@ -8,7 +8,9 @@
 #include "support/random_expression.hpp"
 #include "support/scratch.hpp"
 
-#include "interpreter.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
 
 #include <jet/jet.hpp>
 

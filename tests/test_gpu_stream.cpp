@@ -6,7 +6,8 @@
 #include "support/gpu_check.hpp"
 #include "support/ten_step.hpp"
 
-#include "driver.hpp"
+#include "driver/driver.hpp"
+#include "driver/stream.hpp"
 
 #include <jet/jet.hpp>
 #ifdef JET_HAS_DLPACK

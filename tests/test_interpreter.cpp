@@ -5,9 +5,14 @@
 #include "support/nvrtc.hpp"
 #include "support/operands.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
-#include "interpreter.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
+#include "settings.hpp"
 
 #include <jet/jet.hpp>
 
@@ -64,7 +69,7 @@ TEST_CASE("every family's interpreter compiles for sm_90 without spills, its pro
   for (const jet::detail::interpreter_family& f : jet::detail::interpreter_families) {
     INFO("family " << f.name);
     std::string source = jet::detail::interpreter_source(f);
-    // The device's jet_program is the host's program, byte for byte (interpreter.hpp checks the
+    // The device's jet_program is the host's program, byte for byte (interpreter/program.hpp checks the
     // host's offsets).
     source += "static_assert(sizeof(jet_program) == " + std::to_string(sizeof(jet::detail::program)) + ", \"size\");\n";
     const std::string log = compile_verbose(source);

@@ -3,8 +3,10 @@
 #include "support/catch.hpp"
 #include "support/operands.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
 
 #include <jet/jet.hpp>
 

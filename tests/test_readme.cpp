@@ -2,7 +2,7 @@
 // checked against what jet does, with no GPU.
 #include "support/catch.hpp"
 
-#include "compiler.hpp"
+#include "compile/compiler.hpp"
 
 #include <jet/jet.hpp>
 

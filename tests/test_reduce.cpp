@@ -7,9 +7,12 @@
 #include "support/operands.hpp"
 #include "support/planned.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
-#include "driver.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
+#include "driver/driver.hpp"
+#include "driver/stream.hpp"
 
 #include <jet/jet.hpp>
 

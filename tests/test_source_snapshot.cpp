@@ -9,9 +9,13 @@
 #include "support/random_expression.hpp"
 #include "support/unfused.hpp"
 
-#include "codegen.hpp"
-#include "interpreter.hpp"
-#include "plan.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "interpreter/encoder.hpp"
+#include "interpreter/launcher.hpp"
+#include "interpreter/source.hpp"
+#include "launch/planner.hpp"
 
 #include <jet/jet.hpp>
 
@@ -68,8 +72,18 @@ void add_every_op(snapshot& s) {
       const std::vector<dtype> input_types(op.arity, t);
       const std::array<std::uint16_t, 1> out_node{static_cast<std::uint16_t>(op.arity)};
       const std::array<dtype, 1> out_type{typed.result};
-      const kernel_desc d{nodes.data(), static_cast<std::uint32_t>(nodes.size()), static_cast<std::uint32_t>(op.arity),
-                          0, input_types.data(), 0, 1, out_node.data(), out_type.data(), nullptr, 0, 0};
+      const kernel_desc d{.nodes = nodes.data(),
+                          .node_count = static_cast<std::uint32_t>(nodes.size()),
+                          .input_count = static_cast<std::uint32_t>(op.arity),
+                          .scalar_count = 0,
+                          .input_types = input_types.data(),
+                          .counter_slots = 0,
+                          .out_count = 1,
+                          .out_nodes = out_node.data(),
+                          .out_types = out_type.data(),
+                          .functions = nullptr,
+                          .function_count = 0,
+                          .hash = 0};
       s["op " + std::string(op.name) + " " + std::string(jet::name(t))] =
           hash_of(jet::detail::generate_source(d, jet::detail::default_variant(d)));
     }

@@ -6,8 +6,10 @@
 #include "support/planned.hpp"
 #include "support/random_layout.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
 
 #include <jet/jet.hpp>
 

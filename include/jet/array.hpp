@@ -5,7 +5,7 @@
 
 #include <jet/error.hpp>
 #include <jet/expr.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 #include <jet/shape.hpp>
 
 #include <boost/hana/unpack.hpp>

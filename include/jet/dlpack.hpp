@@ -14,7 +14,7 @@
 #include <jet/array.hpp>
 #include <jet/dtype.hpp>
 #include <jet/error.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <algorithm>
 #include <cstdint>

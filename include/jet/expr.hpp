@@ -6,7 +6,7 @@
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/detail/rules.hpp>
 #include <jet/dtype.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
@@ -299,19 +299,19 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
     return types;
   }();
   static constexpr std::array<dtype, sizeof...(Outs)> out_types{dtype_of<Outs>()...};
-  static constexpr kernel_desc desc{flattened.nodes.data(),
-                                    node_count,
-                                    input_count,
-                                    scalar_count,
-                                    input_types.data(),
-                                    flattened.counter_slots,
-                                    sizeof...(Outs),
-                                    flattened.out_nodes.data(),
-                                    out_types.data(),
-                                    flattened.functions.data(),
-                                    flattened.function_count,
-                                    hash_desc(flattened.nodes, flattened.out_nodes, out_types, flattened.functions,
-                                              flattened.function_count)};
+  static constexpr kernel_desc desc{.nodes = flattened.nodes.data(),
+                                    .node_count = node_count,
+                                    .input_count = input_count,
+                                    .scalar_count = scalar_count,
+                                    .input_types = input_types.data(),
+                                    .counter_slots = flattened.counter_slots,
+                                    .out_count = sizeof...(Outs),
+                                    .out_nodes = flattened.out_nodes.data(),
+                                    .out_types = out_types.data(),
+                                    .functions = flattened.functions.data(),
+                                    .function_count = flattened.function_count,
+                                    .hash = hash_desc(flattened.nodes, flattened.out_nodes, out_types, flattened.functions,
+                                                      flattened.function_count)};
   static inline kernel_slot slot;
 };
 

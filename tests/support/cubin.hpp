@@ -1,7 +1,7 @@
 // What tests compile for, and how they recognize a cubin.
 #pragma once
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 namespace jet::test {
 

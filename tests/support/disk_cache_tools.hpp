@@ -6,7 +6,8 @@
 #include "cubin.hpp"
 #include "stderr_capture.hpp"
 
-#include "disk_cache.hpp"
+#include "compile/cached_compile.hpp"
+#include "compile/disk_cache.hpp"
 
 #include <jet/jet.hpp>
 

@@ -3,7 +3,7 @@
 #define CATCH_CONFIG_RUNNER
 #include "catch.hpp"
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <cstdio>
 #include <cstdlib>

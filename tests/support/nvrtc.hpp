@@ -2,7 +2,7 @@
 // tests read beyond the cubin (ptxas's report, the PTX).
 #pragma once
 
-#include "compiler.hpp"
+#include "compile/compiler.hpp"
 
 #include <nvrtc.h>
 

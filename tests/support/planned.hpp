@@ -1,7 +1,7 @@
 // The planner's choice for an assignment or a reduction, for white-box tests (they see the core's src/ headers).
 #pragma once
 
-#include "plan.hpp"
+#include "launch/planner.hpp"
 
 #include <jet/jet.hpp>
 

@@ -7,7 +7,9 @@
 
 #include "reference.hpp"  // offset_of
 
-#include "codegen.hpp"  // describe (the tests see the core's internal headers)
+#include "codegen/elementwise.hpp"
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"  // describe (the tests see the core's internal headers)
 
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/detail/rules.hpp>
@@ -227,18 +229,18 @@ struct random_expression {
   double special_rate = 0;
 
   detail::kernel_desc desc() const {
-    return {nodes.data(),
-            static_cast<std::uint32_t>(nodes.size()),
-            static_cast<std::uint32_t>(input_types.size()),
-            static_cast<std::uint32_t>(scalars.size()),
-            input_types.data(),
-            0,
-            1,
-            out_node.data(),
-            out_type.data(),
-            nullptr,
-            0,
-            detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
+    return {.nodes = nodes.data(),
+            .node_count = static_cast<std::uint32_t>(nodes.size()),
+            .input_count = static_cast<std::uint32_t>(input_types.size()),
+            .scalar_count = static_cast<std::uint32_t>(scalars.size()),
+            .input_types = input_types.data(),
+            .counter_slots = 0,
+            .out_count = 1,
+            .out_nodes = out_node.data(),
+            .out_types = out_type.data(),
+            .functions = nullptr,
+            .function_count = 0,
+            .hash = detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
   }
   /// The layout of each input slot: its operand's view.
   std::vector<detail::layout> input_layouts() const {

@@ -4,7 +4,7 @@
 
 #include "catch.hpp"
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <stdlib.h>
 

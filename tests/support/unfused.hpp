@@ -5,7 +5,7 @@
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <algorithm>
 #include <array>
@@ -31,9 +31,18 @@ struct unfused_step {
   unsigned stores;  // the node of the whole description whose value this step stores
 
   detail::kernel_desc desc() const {
-    return {nodes.data(),      static_cast<std::uint32_t>(nodes.size()),  static_cast<std::uint32_t>(inputs.size()),
-            static_cast<std::uint32_t>(scalar_slots.size()), input_types.data(), 0, 1, out_node.data(), out_type.data(),
-            nullptr, 0, detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
+    return {.nodes = nodes.data(),
+            .node_count = static_cast<std::uint32_t>(nodes.size()),
+            .input_count = static_cast<std::uint32_t>(inputs.size()),
+            .scalar_count = static_cast<std::uint32_t>(scalar_slots.size()),
+            .input_types = input_types.data(),
+            .counter_slots = 0,
+            .out_count = 1,
+            .out_nodes = out_node.data(),
+            .out_types = out_type.data(),
+            .functions = nullptr,
+            .function_count = 0,
+            .hash = detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
   }
 };
 

@@ -1,4 +1,4 @@
-#include "user_function.hpp"
+#include "codegen/user_function.hpp"
 
 #include <jet/error.hpp>
 

@@ -1,4 +1,4 @@
-#include "driver.hpp"
+#include "driver/driver.hpp"
 #include "settings.hpp"
 
 #include <jet/error.hpp>
@@ -137,13 +137,6 @@ unsigned grid_extent(unsigned long long blocks) {
     throw invalid_argument("jet: a launch of " + std::to_string(blocks) +
                            " blocks; a grid has 1 to 2^31 - 1 (the index space is empty or too large)");
   return static_cast<unsigned>(blocks);
-}
-
-void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params, unsigned rows,
-                   unsigned shared_bytes) {
-  const unsigned grid = grid_extent(blocks);
-  check(driver().cuLaunchKernel(f, grid, rows, 1, threads, 1, 1, shared_bytes, current_stream_handle(), params, nullptr),
-        "cuLaunchKernel");
 }
 
 }  // namespace jet::detail

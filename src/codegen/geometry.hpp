@@ -1,22 +1,14 @@
-// Kernel description + launch variant → CUDA source. The only place that writes source; it needs
-// no CUDA library, so every generated kernel can be inspected and compiled on a machine with no GPU.
+// Kernel geometry: how many threads and blocks a kernel of a launch variant takes, its tiles and
+// vectors. Shared by the source generators and the launcher, which must agree on it.
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 namespace jet::detail {
-
-inline constexpr const char* kernel_name = "jet_kernel";
-
-/// Raise this when the meaning of a generated kernel changes while its source text may not (how
-/// it is launched, what its parameters are): the disk cache's key holds it, so a cubin that an
-/// older jet stored is compiled again rather than launched the new way.
-inline constexpr int codegen_version = 3;
 
 /// How a kernel covers its elements: each block (a Triton "program") takes one tile of
 /// threads × ilp × vec elements; each thread keeps ilp vector loads of vec elements in flight.
@@ -70,20 +62,9 @@ inline bool is_counter(const kernel_desc& d, unsigned slot) { return d.counter_s
 /// the index space's extents).
 bool uses_index_space(const kernel_desc& d, const variant_key& v);
 
-/// The op's tag in the op table ("add"), "input", "scalar", "counter" or "user".
-std::string_view op_tag(op_id op);
-
-/// The kernel's source: elementwise, or the reduction d.reduction over v.axis.
-std::string generate_source(const kernel_desc& d, const variant_key& v);
-std::string generate_reduction_source(const kernel_desc& d, const variant_key& v);
-
 /// Reduction kernels' blocks: threads, and (over all elements) vectors in flight per thread
 /// and operand. An all-elements grid is at most this many blocks per multiprocessor (twice what
 /// fits at once), so it depends only on n and the device.
 inline constexpr unsigned reduction_threads = 256, reduction_ilp = 4, reduction_blocks_per_sm = 2 * 2048 / 256;
-
-/// The expression in C++ syntax, operands named in0.. and s0.. by slot; several outputs as a
-/// tuple "(a, b)".
-std::string describe(const kernel_desc& d);
 
 }  // namespace jet::detail

@@ -1,44 +1,15 @@
-// One evaluation: check shapes, plan the launch from the operands' layouts and addresses (which
-// inputs are the same memory, how each is indexed, whether vectors fit), find the kernel, launch it
-// once.
-#include "codegen.hpp"
-#include "disk_cache.hpp"
-#include "driver.hpp"
-#include "interpreter.hpp"
-#include "kernel_cache.hpp"
-#include "plan.hpp"
+#include "launch/planner.hpp"
+
+#include "codegen/geometry.hpp"
+#include "codegen/spelling.hpp"
 
 #include <jet/detail/rules.hpp>
 #include <jet/error.hpp>
-#include <jet/runtime.hpp>
 
 #include <algorithm>
-#include <array>
-#include <cstdint>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <unordered_map>
-#include <vector>
 
 namespace jet::detail {
-namespace {
-
-// What the kernel needs to know about the operands, beyond the variant: the index space after
-// merging dimensions, each operand's strides in it, and the distinct input pointers.
-// Only the first rank / distinct_count / out_count entries of the arrays are meaningful; they are
-// left uninitialized because this is built on every evaluation.
-struct plan {
-  variant_key variant;
-  std::size_t n = 0;
-  std::int64_t extents[max_rank];
-  std::int64_t input_strides[max_inputs][max_rank];  // per distinct input
-  std::int64_t output_strides[max_outputs][max_rank];
-  const void* distinct[max_inputs];
-  std::uint8_t distinct_slot[max_inputs];  // a slot of each distinct input
-  unsigned distinct_count = 0;
-  bool output_needs_temporary[max_outputs]{};
-};
 
 // The shape the kernel covers: the outputs' (all alike), to which the operands' broadcast shape
 // must broadcast, as NumPy's v[...] = expr does (an array assigned an expression of another shape
@@ -70,6 +41,8 @@ void check_pointers(const evaluation& e, const jet::shape& s) {
   for (unsigned k = 0; k < d.out_count; ++k)
     if (!e.outputs[k]) throw invalid_argument("jet: an output of `" + describe(d) + "` is null");
 }
+
+namespace {
 
 // Strides of a layout over the output's rank: missing leading and size-1 dimensions repeat.
 void align_strides(const layout& l, const jet::shape& s, std::int64_t* strides) {
@@ -184,23 +157,18 @@ bool rows_aligned_for(unsigned vec, const void* data, const std::int64_t* stride
   return true;
 }
 
-plan make_plan(const evaluation& e, const jet::shape& output_shape) {
-  const kernel_desc& d = e.desc;
-  plan p;
-  p.n = output_shape.size();
-  const bool linear = all_contiguous(e, output_shape);
-  const jet::shape s = linear ? jet::shape::of_size(p.n) : output_shape;
-  const int rank = s.rank();
-  auto strides_over_s = [&](const layout& l, std::int64_t* strides) {
-    if (linear) strides[0] = 1;
-    else align_strides(l, s, strides);
-  };
 
-  // Every operand's strides over the output's dimensions; distinct inputs found by memory,
-  // dtype and strides.
-  std::int64_t slot_strides[max_inputs][max_rank];
+}  // namespace
+
+namespace {
+
+using strides_per_operand = std::int64_t[max_rank];
+
+// The distinct inputs, found by memory, dtype and strides (each slot's over the index space's
+// `rank` dimensions).
+void find_distinct_inputs(const evaluation& e, plan& p, const strides_per_operand* slot_strides, int rank) {
+  const kernel_desc& d = e.desc;
   for (unsigned k = 0; k < d.input_count; ++k) {
-    strides_over_s(e.input_layouts[k], slot_strides[k]);
     unsigned same = p.distinct_count;
     for (unsigned j = 0; j < p.distinct_count && same == p.distinct_count; ++j) {
       const unsigned slot = p.distinct_slot[j];
@@ -215,11 +183,14 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
     }
     p.variant.unique_of[k] = static_cast<std::uint8_t>(same);
   }
-  std::int64_t out_strides[max_outputs][max_rank];
-  for (unsigned k = 0; k < d.out_count; ++k) strides_over_s(e.output_layouts[k], out_strides[k]);
+}
 
-  // Merge each dimension into the next inner one where every operand steps through both as one:
-  // contiguous operands then need no index arithmetic at all.
+// Merges each dimension of s into the next inner one where every operand steps through both as
+// one: contiguous operands then need no index arithmetic at all. Fills the plan's extents and
+// strides; returns its rank.
+int merge_dimensions(plan& p, const kernel_desc& d, const jet::shape& s, const strides_per_operand* slot_strides,
+                     const strides_per_operand* out_strides) {
+  const int rank = s.rank();
   auto strides_of = [&](unsigned operand) -> const std::int64_t* {
     return operand < p.distinct_count ? slot_strides[p.distinct_slot[operand]] : out_strides[operand - p.distinct_count];
   };
@@ -256,19 +227,13 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
       target[dim] = strides[o][merged - 1 - dim];
     }
   }
+  return merged;
+}
 
-  // A transposed operand makes the kernel tiled, over its contiguous dimension moved next to the
-  // inner one.
-  const int tile_dim = tile_dimension(p, d, merged);
-  if (tile_dim >= 0) move_dimension(p, d, tile_dim, merged - 2);
-  p.variant.tiled = tile_dim >= 0;
-  // Rows at least a block's threads long otherwise: a block per chunk of a row, so that no element
-  // unravels its multi-index (a division per dimension) or recomputes its operands' offsets.
+// Each operand's access over the merged index space, then the widest vector every access allows.
+void choose_accesses(const evaluation& e, plan& p, int merged) {
+  const kernel_desc& d = e.desc;
   const std::int64_t inner = p.extents[merged - 1];
-  p.variant.rows = merged > 1 && !p.variant.tiled && d.reduction == reduction_id::none &&
-                   inner >= static_cast<std::int64_t>(shape_of(p.variant).threads);
-
-  // Access per operand, then the widest vector every access allows.
   unsigned vec = max_vector_width(d);
   if (merged > 1 && !p.variant.rows && inner % vec) vec = 1;  // a vector must not cross a row
   auto allow = [&](access a, const void* ptr, const std::int64_t* st, int size) {
@@ -301,8 +266,12 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   p.variant.vec = static_cast<std::uint8_t>(vec);
   p.variant.index32 = p.n < (std::size_t{1} << 32);
 
-  // Outputs against inputs (and each other): the very same elements are safe in place, since each
-  // element is read and then written by one thread; any other overlap needs a temporary.
+}
+
+// Outputs against inputs (and each other): the very same elements are safe in place, since each
+// element is read and then written by one thread; any other overlap needs a temporary.
+void check_overlaps(const evaluation& e, plan& p, int merged) {
+  const kernel_desc& d = e.desc;
   for (unsigned k = 0; k < d.out_count; ++k) {
     if (!e.outputs[k]) continue;  // jet::precompile's assumed output
     const int out_size = size_of(d.out_types[k]);
@@ -320,188 +289,43 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
       else if (overlaps(out, range_of(p.distinct[j], e.input_layouts[slot], in_size))) p.output_needs_temporary[k] = true;
     }
   }
+}
+
+}  // namespace
+
+plan make_plan(const evaluation& e, const jet::shape& output_shape) {
+  const kernel_desc& d = e.desc;
+  plan p;
+  p.n = output_shape.size();
+  const bool linear = all_contiguous(e, output_shape);
+  const jet::shape s = linear ? jet::shape::of_size(p.n) : output_shape;
+  auto strides_over_s = [&](const layout& l, std::int64_t* strides) {
+    if (linear) strides[0] = 1;
+    else align_strides(l, s, strides);
+  };
+  // Every operand's strides over the output's dimensions.
+  std::int64_t slot_strides[max_inputs][max_rank];
+  for (unsigned k = 0; k < d.input_count; ++k) strides_over_s(e.input_layouts[k], slot_strides[k]);
+  find_distinct_inputs(e, p, slot_strides, s.rank());
+  std::int64_t out_strides[max_outputs][max_rank];
+  for (unsigned k = 0; k < d.out_count; ++k) strides_over_s(e.output_layouts[k], out_strides[k]);
+  const int merged = merge_dimensions(p, d, s, slot_strides, out_strides);
+
+  // A transposed operand makes the kernel tiled, over its contiguous dimension moved next to the
+  // inner one.
+  const int tile_dim = tile_dimension(p, d, merged);
+  if (tile_dim >= 0) move_dimension(p, d, tile_dim, merged - 2);
+  p.variant.tiled = tile_dim >= 0;
+  // Rows at least a block's threads long otherwise: a block per chunk of a row, so that no element
+  // unravels its multi-index (a division per dimension) or recomputes its operands' offsets.
+  const std::int64_t inner = p.extents[merged - 1];
+  p.variant.rows = merged > 1 && !p.variant.tiled && d.reduction == reduction_id::none &&
+                   inner >= static_cast<std::int64_t>(shape_of(p.variant).threads);
+  choose_accesses(e, p, merged);
+  check_overlaps(e, p, merged);
   return p;
 }
-
-// Why the interpreter cannot run this evaluation as planned (empty when it can): it reads
-// operands one way only, contiguous (a strided or broadcast operand compiles instead).
-std::string interpreter_refusal(const evaluation& e, const plan& p, encoding& code) {
-  const variant_key& v = p.variant;
-  if (uses_index_space(e.desc, v)) return "an operand is strided or broadcast";
-  code = encode_for_interpreter(e.desc, e.scalars, v.unique_of);
-  return code.family ? std::string() : code.reason;
-}
-
-// The compiled kernel to launch, or null when the interpreter runs the evaluation (`code`), as
-// the jit policy decides. Under async, a kernel the disk cache holds is loaded at once, and while
-// the interpreter itself is not ready (compiling in the background, once per machine) the
-// expression compiles here: neither waits for the interpreter's much longer compile.
-CUfunction choose_kernel(const evaluation& e, const plan& p, encoding& code) {
-  const kernel_desc& d = e.desc;
-  const variant_key& v = p.variant;
-  const jit_policy policy = current_jit_policy();
-  if (policy == jit_policy::sync) return find_kernel(d, e.slot, v);
-  if (policy == jit_policy::async) {
-    if (CUfunction f = find_in_slot(e.slot, v)) return f;
-    if (CUfunction f = find_stored_kernel(d, e.slot, v)) return f;
-  }
-  std::string refusal = interpreter_refusal(e, p, code);
-  if (refusal.empty() && policy == jit_policy::async && !interpreter_ready(*code.family))
-    refusal = "the interpreter is still compiling";
-  if (!refusal.empty()) {
-    log_info("compiling `" + describe(d) + "` rather than interpreting it: " + refusal);
-    return find_kernel(d, e.slot, v);
-  }
-  return policy == jit_policy::async ? find_ready_kernel(d, e.slot, v) : nullptr;
-}
-
-// The kernel parameters after the outputs, in the generated order: distinct inputs, their strides,
-// scalars, n, the index space's extents. `pointers` holds the input pointers that params point to.
-struct parameters {
-  void* params[2 * max_outputs + 2 * max_inputs + max_scalars + 6];
-  unsigned count = 0;
-  const void* inputs[max_inputs];
-  unsigned long long n;
-};
-void pack_inputs(const evaluation& e, const plan& p, std::size_t n, parameters& a) {
-  const kernel_desc& d = e.desc;
-  const variant_key& v = p.variant;
-  for (unsigned k = 0; k < p.distinct_count; ++k) {
-    a.inputs[k] = p.distinct[k];
-    if (!is_counter(d, p.distinct_slot[k])) a.params[a.count++] = &a.inputs[k];
-    if (v.input_access[k] != access::linear) a.params[a.count++] = const_cast<std::int64_t*>(p.input_strides[k]);
-  }
-  for (unsigned k = 0; k < d.scalar_count; ++k) a.params[a.count++] = const_cast<scalar_value*>(&e.scalars[k]);
-  a.n = n;
-  a.params[a.count++] = &a.n;
-  if (uses_index_space(d, v)) a.params[a.count++] = const_cast<std::int64_t*>(p.extents);
-}
-
-void launch(CUfunction f, unsigned long long blocks, unsigned threads, parameters& a, unsigned rows = 1) {
-  launch_kernel(f, blocks, threads, a.params, rows);
-  stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
-}
-
-void launch(const evaluation& e, const plan& p) {
-  const kernel_desc& d = e.desc;
-  const variant_key& v = p.variant;
-  encoding code;
-  CUfunction f = choose_kernel(e, p, code);
-  if (!f) return launch_interpreter(code, e.outputs, p.distinct, p.n);
-
-  // Kernel parameters in the generated order: outputs and their strides, then the inputs'.
-  parameters a;
-  void* outputs[max_outputs];
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    outputs[k] = e.outputs[k];
-    a.params[a.count++] = &outputs[k];
-    if (v.output_access[k] != access::linear) a.params[a.count++] = const_cast<std::int64_t*>(p.output_strides[k]);
-  }
-  pack_inputs(e, p, p.n, a);
-  const launch_grid grid = grid_of(v, p.n, p.extents);
-  launch(f, grid.blocks, grid.threads, a, grid.rows);
-}
-
-// out = in, for any layouts: how a temporary reaches an output it could not be written to directly.
-void copy(void* out, const layout& out_layout, const void* in, const layout& in_layout, dtype t) {
-  struct copy_kernel {
-    node nodes[1];
-    dtype types[1];
-    std::uint16_t roots[1] = {0};
-    kernel_desc desc;
-    kernel_slot slot;
-  };
-  static copy_kernel kernels[dtype_count];
-  static std::once_flag made[dtype_count];
-  copy_kernel& k = kernels[static_cast<int>(t)];
-  std::call_once(made[static_cast<int>(t)], [&] {
-    k.nodes[0] = node{op_id::input, t};
-    k.types[0] = t;
-    k.desc = {k.nodes, 1, 1, 0, k.types, 0, 1, k.roots, k.types, nullptr, 0,
-              hash_desc(std::array<node, 1>{k.nodes[0]}, std::array<std::uint16_t, 1>{0}, std::array<dtype, 1>{t},
-                        std::array<const user_function*, 0>{}, 0)};
-  });
-  void* outputs[] = {out};
-  const void* inputs[] = {in};
-  evaluate({k.desc, k.slot, outputs, &out_layout, inputs, &in_layout, nullptr});
-}
-
-// The reductions' workspace on the device, one per stream: each block's partial (an accumulator
-// is at most 8 bytes) and the ticket counter that tells the last block to finish (the kernel
-// leaves it at 0). A stream's launches run one after another, so they share it; launches on
-// different streams may run at once, so they do not. It is allocated outside the pool and zeroed
-// on a stream of its own: valid on every stream at once, even when the first reduction on a stream
-// is being captured into a graph. When a jet::stream ends, its workspace goes to the next stream
-// that needs one, which first waits for the ended stream's work; but one that a graph captured is
-// kept for good, since the graph may still run.
-struct workspace {
-  void* partials;
-  void* ticket;
-  bool in_graph = false;
-};
-unsigned max_reduction_blocks() { return static_cast<unsigned>(properties().multiprocessors) * reduction_blocks_per_sm; }
-workspace make_workspace() {
-  const driver_api& api = driver();
-  static const CUstream zeroing = [&] {
-    CUstream s = nullptr;
-    check(api.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    return s;
-  }();
-  const std::size_t partial_bytes = std::size_t{8} * max_reduction_blocks();
-  const capture_exemption outside_the_stream;
-  CUdeviceptr p = 0;
-  const CUresult r = api.cuMemAlloc(&p, partial_bytes + 8);
-  if (r == CUDA_ERROR_OUT_OF_MEMORY)
-    throw out_of_memory("jet: out of device memory allocating a reduction's workspace of " +
-                        std::to_string(partial_bytes + 8) + " bytes", partial_bytes + 8);
-  check(r, "cuMemAlloc");
-  check(api.cuMemsetD32Async(p + partial_bytes, 0, 1, zeroing), "cuMemsetD32Async");
-  check(api.cuStreamSynchronize(zeroing), "cuStreamSynchronize");
-  return {reinterpret_cast<void*>(p), reinterpret_cast<void*>(p + partial_bytes)};
-}
-class workspaces {
- public:
-  static workspaces& instance() {
-    static workspaces* w = new workspaces;  // never destroyed: streams also end during exit
-    return *w;
-  }
-  workspace for_stream(CUstream s) {
-    std::lock_guard lock(mutex_);
-    const bool capturing = captures_into_graph(s);
-    auto found = by_stream_.find(s);
-    if (found == by_stream_.end()) found = by_stream_.emplace(s, capturing || spare_.empty() ? make_workspace() : reuse(s)).first;
-    found->second.in_graph |= capturing;
-    return found->second;
-  }
-  void stream_ends(CUstream s) {
-    std::lock_guard lock(mutex_);
-    const auto found = by_stream_.find(s);
-    if (found == by_stream_.end()) return;
-    const driver_api& api = driver();
-    CUevent ended = nullptr;
-    if (!found->second.in_graph && api.cuEventCreate(&ended, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
-      if (api.cuEventRecord(ended, s) == CUDA_SUCCESS) spare_.push_back({found->second, ended});
-      else api.cuEventDestroy(ended);
-    }
-    by_stream_.erase(found);
-  }
-
- private:
-  struct ended_stream_workspace {
-    workspace w;
-    CUevent ended;  // recorded on its stream as the stream ended
-  };
-  workspace reuse(CUstream s) {
-    const ended_stream_workspace spare = spare_.back();
-    spare_.pop_back();
-    check(driver().cuStreamWaitEvent(s, spare.ended, 0), "cuStreamWaitEvent");
-    driver().cuEventDestroy(spare.ended);
-    return spare.w;
-  }
-  std::mutex mutex_;
-  std::unordered_map<CUstream, workspace> by_stream_;
-  std::vector<ended_stream_workspace> spare_;
-};
+namespace {
 
 // The plan of a reduction along `axis` of s into `results` results, `axis` of extent at least 1
 // or 0: the index space is s with that axis moved last (extent `length`), and one result per row.
@@ -574,13 +398,8 @@ int dimension_of(const kernel_desc& d, const jet::shape& s, int axis) {
 }
 
 // How a reduction is launched: its plan and grid. No blocks when there are no results: nothing
-// to launch.
-struct reduction_plan {
-  plan p;
-  std::size_t results = 0;
-  unsigned long long blocks = 0;
-  unsigned lanes = 32;  // threads per row of an inner-axis reduction (a multiple of 32)
-};
+
+}  // namespace
 
 reduction_plan plan_reduction(const evaluation& e, std::optional<int> axis, unsigned multiprocessors) {
   const kernel_desc& d = e.desc;
@@ -615,9 +434,6 @@ reduction_plan plan_reduction(const evaluation& e, std::optional<int> axis, unsi
   return r;
 }
 
-}  // namespace
-
-void reduction_stream_ends(CUstream s) { workspaces::instance().stream_ends(s); }
 
 jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::optional<int> axis) {
   const jet::shape s = broadcast_shape(desc, inputs);
@@ -635,92 +451,13 @@ jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::opt
   return out;
 }
 
-void reduce(const evaluation& e, std::optional<int> axis) {
-  const reduction_plan r = plan_reduction(e, axis, static_cast<unsigned>(properties().multiprocessors));
-  if (r.blocks == 0) return;  // no results
-  check_pointers(e, broadcast_shape(e.desc, e.input_layouts));
-  parameters a;
-  void* out = e.outputs[0];
-  a.params[a.count++] = &out;
-  CUfunction f = find_kernel(e.desc, e.slot, r.p.variant);
-  pack_inputs(e, r.p, r.p.n, a);
-  workspace w{};
-  unsigned lanes = r.lanes;
-  if (r.p.variant.axis == reduce_axis::all) {
-    w = workspaces::instance().for_stream(current_stream_handle());
-    a.params[a.count++] = &w.partials;
-    a.params[a.count++] = &w.ticket;
-  } else if (r.p.variant.axis == reduce_axis::inner) {
-    a.params[a.count++] = &lanes;
-  }
-  launch(f, r.blocks, reduction_threads, a);
-}
+variant_key planned_variant(const evaluation& e) { return make_plan(e, index_space(e)).variant; }
 
 reduction_launch planned_reduction(const evaluation& e, std::optional<int> axis, unsigned multiprocessors) {
   const reduction_plan r = plan_reduction(e, axis, multiprocessors);
   reduction_launch l{r.p.variant, r.results, r.blocks ? r.p.n : 0, {}, r.blocks, r.lanes};
   std::copy(r.p.extents, r.p.extents + (r.blocks ? r.p.variant.rank : 0), l.extents);
   return l;
-}
-
-void evaluate(const evaluation& e) {
-  const jet::shape s = index_space(e);
-  check_pointers(e, s);
-  if (s.size() == 0) return;
-  const plan p = make_plan(e, s);
-  const kernel_desc& d = e.desc;
-  if (std::none_of(p.output_needs_temporary, p.output_needs_temporary + d.out_count, [](bool b) { return b; }))
-    return launch(e, p);
-
-  // An output overlaps an input at another place (x[1:] = x[:-1] + y): evaluate into a contiguous
-  // temporary, then copy, so that no element is read after it was overwritten. The temporary is
-  // allocated and freed in order on the stream (capturable, no synchronization).
-  struct temporary {
-    void* p = nullptr;
-    std::size_t bytes = 0;
-    ~temporary() { device_free(p, bytes); }
-  } temporaries[max_outputs];
-  void* outputs[max_outputs];
-  layout layouts[max_outputs];
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    outputs[k] = e.outputs[k];
-    layouts[k] = e.output_layouts[k];
-    if (p.output_needs_temporary[k]) {
-      temporaries[k].bytes = bytes_of(s, size_of(d.out_types[k]));
-      outputs[k] = temporaries[k].p = device_alloc(temporaries[k].bytes);
-      layouts[k] = layout::contiguous(s);
-    }
-  }
-  const evaluation into{d, e.slot, outputs, layouts, e.inputs, e.input_layouts, e.scalars};
-  launch(into, make_plan(into, s));
-  for (unsigned k = 0; k < d.out_count; ++k)
-    if (p.output_needs_temporary[k]) copy(e.outputs[k], e.output_layouts[k], outputs[k], layouts[k], d.out_types[k]);
-}
-
-void precompile(const evaluation* evaluations, std::size_t count) {
-  std::vector<kernel_request> requests;
-  for (std::size_t i = 0; i < count; ++i) {
-    const evaluation& e = evaluations[i];
-    const jet::shape s = broadcast_shape(e.desc, e.input_layouts);
-    void* outputs[max_outputs] = {};
-    layout layouts[max_outputs];
-    for (unsigned k = 0; k < e.desc.out_count; ++k) layouts[k] = layout::contiguous(s);
-    const evaluation planned{e.desc, e.slot, outputs, layouts, e.inputs, e.input_layouts, e.scalars};
-    requests.push_back({&e.desc, &e.slot, make_plan(planned, s).variant});
-  }
-  find_kernels_in_parallel(requests.data(), requests.size());
-}
-
-variant_key planned_variant(const evaluation& e) { return make_plan(e, index_space(e)).variant; }
-
-std::string source_of(const kernel_desc& desc) { return generate_source(desc, default_variant(desc)); }
-
-std::string expression_text(const kernel_desc& desc) { return describe(desc); }
-
-compiled_kernel compile_for(const kernel_desc& desc, arch target) {
-  std::string source = source_of(desc);
-  cached_cubin binary = cached_compile(source, target.value, describe(desc), {desc.node_count, desc.function_count});
-  return {target, std::move(source), std::move(binary.image), binary.compile_ms, binary.from_disk};
 }
 
 }  // namespace jet::detail

@@ -1,4 +1,4 @@
-// The interpreter: one precompiled kernel per compute-type family that evaluates any elementwise
+// The interpreter's machine: one precompiled kernel per compute-type family that evaluates any elementwise
 // expression of that family from an instruction list passed by value as its kernel parameter, so
 // that a never-seen expression runs at once while NVRTC compiles its fused kernel in the
 // background (the jit policy, README "First results without waiting for the compiler").
@@ -29,15 +29,11 @@
 //   more bytes in flight than the blocks' own loads keep.
 #pragma once
 
-#include "settings.hpp"
-
 #include <jet/detail/kernel_desc.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <string_view>
 
 namespace jet::detail {
@@ -104,51 +100,6 @@ static_assert(sizeof(program) <= 4096, "jet: the interpreter's program must fit 
 static_assert(offsetof(program, scalars) == 8 + 8 * (interpreter_inputs + interpreter_outputs) &&
               offsetof(program, code) == offsetof(program, scalars) + 8 * interpreter_scalars + 12 + interpreter_inputs);
 
-/// An expression as the interpreter runs it, or why it cannot.
-struct encoding {
-  const interpreter_family* family = nullptr;  // null: not interpretable, see `reason`
-  std::string reason;
-  program code{};  // pointers and n are the launch's to fill in
-  unsigned input_count = 0, output_count = 0;
-  unsigned registers = 0;  // registers the program uses (each a block's shared memory slice)
-};
-
-/// Encodes `d` for the interpreter: its family, the loads of its distinct inputs (input slot k is
-/// distinct input unique_of[k]; null: every slot its own), the ops in post-order with registers
-/// allocated by liveness, the scalar operands converted to the compute type as the fused kernel
-/// converts them, and the stores. `scalars` may be null (then scalar values are left 0). The loads come
-/// first, as in the fused kernels, when the registers allow, else each before its first use.
-encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of);
-
-/// Whether the interpreter of family f has op `op` (from the op table: every op with a CUDA
-/// spelling but random numbers, and floating ones only in floating families).
-bool interpretable_op(op_id op, const interpreter_family& f);
-/// Whether the interpreter of family f loads and stores elements of dtype t.
-bool interpreter_stores(const interpreter_family& f, dtype t);
-
-/// Whether the interpreter kernel of family f is loaded or the disk cache holds it (then it is
-/// loaded now); if not, the first such call starts compiling it on a background thread. (The
-/// interpreter's launch loads it, or waits for it, itself.)
-bool interpreter_ready(const interpreter_family& f);
-
-/// Launches the interpreter on `e` (its pointers, n, alignment and prefetch filled in here); JET_LOG=info logs it.
-void launch_interpreter(encoding& e, void* const* outputs, const void* const* inputs, std::uint64_t n);
-
-/// The policy in force (JET_JIT at start-up, then jet::set_jit_policy).
-jit_policy current_jit_policy();
-
-/// The interpreter kernel's source for one family, generated from the op table.
-std::string interpreter_source(const interpreter_family& f);
-
-/// The elements per thread and register family f's kernel is built and launched with: f.elements,
-/// or JET_INTERPRETER_ELEMENTS where that is a multiple of f.group up to 16: a tuning knob for
-/// benchmark runs, read once. Fewer elements hold fewer machine registers (float32 on sm_90: 56 at
-/// 8 against 96 at 16), so more warps per multiprocessor, for more dispatch per element.
-unsigned interpreter_elements(const interpreter_family& f);
-/// Bytes of a block's shared memory that one register of family f takes.
-inline unsigned register_bytes(const interpreter_family& f) {
-  return interpreter_threads * interpreter_elements(f) * static_cast<unsigned>(size_of(f.compute));
-}
 inline constexpr const char* interpreter_kernel_name = "jet_interpret";
 
 }  // namespace jet::detail

@@ -1,4 +1,4 @@
-#include "compiler.hpp"
+#include "compile/compiler.hpp"
 #include "settings.hpp"
 
 #include <jet/error.hpp>

@@ -1,13 +1,14 @@
-// Streams, the per-thread current stream, events and graphs.
-#include "driver.hpp"
+// The public streams, events and graphs (jet/stream.hpp).
+#include "driver/driver.hpp"
+#include "driver/memory.hpp"
+#include "driver/stream.hpp"
+#include "driver/workspace.hpp"
 
 #include <jet/error.hpp>
 #include <jet/stream.hpp>
 
 namespace jet::detail {
 namespace {
-
-thread_local CUstream current = nullptr;  // the legacy default stream until a guard names another
 
 CUstream as_stream(void* handle) { return static_cast<CUstream>(handle); }
 
@@ -37,33 +38,17 @@ void order_after(CUstream later, CUstream earlier) {
 
 }  // namespace
 
-CUstream current_stream_handle() { return current; }
-
-bool is_capturing(CUstream s) {
-  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  // The legacy stream reports an error while a stream it would synchronize with is capturing.
-  return driver().cuStreamIsCapturing(s, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
-bool captures_into_graph(CUstream s) { return s != nullptr && is_capturing(s); }
-
-capture_exemption::capture_exemption() {
-  check(driver().cuThreadExchangeStreamCaptureMode(&previous_), "cuThreadExchangeStreamCaptureMode");
-}
-
-capture_exemption::~capture_exemption() { driver().cuThreadExchangeStreamCaptureMode(&previous_); }
-
 void begin_capture() {
-  if (!current)
+  if (!current_stream_handle())
     throw invalid_argument("jet::capture: the legacy default stream cannot be captured; make a jet::stream current "
                            "with jet::stream_guard first");
-  check(driver().cuStreamBeginCapture(current, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+  check(driver().cuStreamBeginCapture(current_stream_handle(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
 }
 
 void abandon_capture() noexcept {
   try {
     CUgraph g = nullptr;
-    if (driver().cuStreamEndCapture(current, &g) == CUDA_SUCCESS && g) driver().cuGraphDestroy(g);
+    if (driver().cuStreamEndCapture(current_stream_handle(), &g) == CUDA_SUCCESS && g) driver().cuGraphDestroy(g);
   } catch (const error&) {
   }
 }
@@ -71,7 +56,7 @@ void abandon_capture() noexcept {
 void* end_capture() {
   const driver_api& api = driver();
   CUgraph g = nullptr;
-  check(api.cuStreamEndCapture(current, &g), "cuStreamEndCapture");
+  check(api.cuStreamEndCapture(current_stream_handle(), &g), "cuStreamEndCapture");
   CUgraphExec executable = nullptr;
   const CUresult r = api.cuGraphInstantiate(&executable, g, 0);
   api.cuGraphDestroy(g);  // the executable graph is independent of it
@@ -106,15 +91,15 @@ stream::~stream() {
 
 void stream::synchronize() const { check(driver().cuStreamSynchronize(as_stream(handle_)), "cuStreamSynchronize"); }
 
-stream current_stream() { return stream::wrap(detail::current); }
+stream current_stream() { return stream::wrap(detail::current_stream_handle()); }
 
-stream_guard::stream_guard(const stream& s) : previous_(detail::current), guarded_(s.handle()) {
+stream_guard::stream_guard(const stream& s) : previous_(detail::current_stream_handle()), guarded_(s.handle()) {
   detail::order_after(as_stream(guarded_), as_stream(previous_));
-  detail::current = as_stream(guarded_);
+  detail::set_current_stream(as_stream(guarded_));
 }
 
 stream_guard::~stream_guard() {
-  detail::current = as_stream(previous_);
+  detail::set_current_stream(as_stream(previous_));
   try {
     detail::order_after(as_stream(previous_), as_stream(guarded_));
   } catch (const error&) {  // a destructor cannot throw; the next call on the stream reports a broken device
@@ -160,7 +145,7 @@ graph::~graph() {
 }
 
 void graph::launch() const {
-  check(driver().cuGraphLaunch(static_cast<CUgraphExec>(executable_), detail::current), "cuGraphLaunch");
+  check(driver().cuGraphLaunch(static_cast<CUgraphExec>(executable_), detail::current_stream_handle()), "cuGraphLaunch");
 }
 
 }  // namespace jet

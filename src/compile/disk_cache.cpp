@@ -1,8 +1,6 @@
 // The cache directory and its entries: trust, loads, atomic stores, eviction of what jet wrote.
-#include "disk_cache.hpp"
+#include "compile/disk_cache.hpp"
 
-#include "codegen.hpp"
-#include "compiler.hpp"
 #include "settings.hpp"
 
 #include <jet/detail/kernel_desc.hpp>
@@ -234,11 +232,7 @@ std::string write_new_file(int dir_fd, const std::string& name, std::string_view
 
 // --- The cache directory ------------------------------------------------------------------------
 
-cache_key cache_key_for(const std::string& source, int arch) {
-  std::string text = "jet code generator " + std::to_string(codegen_version) + "\nnvrtc " + nvrtc_version() +
-                     "\narch sm_" + std::to_string(arch) + "\noptions";
-  for (const std::string& option : compile_options(arch)) text += " " + option;
-  text += "\nsource\n" + source;
+cache_key cache_key_of(std::string text) {
   const std::uint64_t hash = fnv1a_bytes(text);
   return {std::move(text), hash};
 }

@@ -2,10 +2,13 @@
 // the device's default pool (stream-ordered, cached: freed memory is reused without a system
 // call and allocating is legal during graph capture), else from cuMemAlloc. Small blocks (a
 // reduction's result, a scalar) are kept by jet itself, per stream, on top of the pool.
-#include "driver.hpp"
+#include "driver/memory.hpp"
+
+#include "driver/driver.hpp"
+#include "driver/stream.hpp"
 
 #include <jet/error.hpp>
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <mutex>
 #include <string>

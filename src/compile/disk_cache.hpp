@@ -1,9 +1,6 @@
 // The on-disk kernel cache: cubins kept across processes in one directory that only this user can
-// write, keyed by everything that determines them. The one place that reads or writes it, and the
-// one way jet gets a cubin (cached_compile), for evaluations and jet::compile alike.
+// write, keyed by everything that determines them. The one place that reads or writes it.
 #pragma once
-
-#include "compiler.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -17,15 +14,15 @@
 
 namespace jet::detail {
 
-/// What determines a cubin: the generated source, NVRTC's version and options, the architecture
-/// and jet's code-generator version, all spelled out in `text`. An entry is named by `hash` (of
-/// the text) and records the whole text, so that an entry for another key (a hash collision, an
-/// older toolkit or jet) is recognized and never used.
+/// What determines a cubin (cached_compile's cache_key_for says what that is), spelled out in
+/// `text`. An entry is named by `hash` (of the text) and records the whole text, so that an entry
+/// for another key (a hash collision, an older toolkit or jet) is recognized and never used.
 struct cache_key {
   std::string text;
   std::uint64_t hash;
 };
-cache_key cache_key_for(const std::string& source, int arch);
+/// The key whose text is `text`, with its hash.
+cache_key cache_key_of(std::string text);
 
 /// One cache directory, checked when opened: a directory, not a symlink, owned by this user and
 /// writable by no one else. Every access goes through its open descriptor, so a directory put in
@@ -80,32 +77,5 @@ class disk_cache {
   mutable std::atomic<bool> refused_{false};
   mutable std::atomic<bool> store_failure_reported_{false};
 };
-
-/// The process's disk cache, as the environment or the last set_disk_cache* call chose it;
-/// nullptr when it is off.
-std::shared_ptr<const disk_cache> active_disk_cache();
-
-/// A cubin and where it came from.
-struct cached_cubin {
-  std::string image;
-  double compile_ms;  // 0 for a disk hit
-  bool from_disk;
-};
-
-/// The cubin for `source` on sm_<arch>: from the active disk cache when it holds a valid entry,
-/// else compiled with NVRTC (compile_to_cubin, which throws compile_error naming `expression`)
-/// and stored. Threads asking at once for the same cubin share one load or compile. Counts disk
-/// hits, disk writes and compiles in jet::stats(); JET_LOG=info logs each compile and disk hit.
-/// `origin` is passed to compile_to_cubin, for its reports.
-cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression, kernel_origin origin = {});
-
-/// The cubin for `source` on sm_<arch> when the active disk cache holds a valid entry for it
-/// (counted and logged as a disk hit), else nothing: never compiles.
-std::optional<cached_cubin> cached_on_disk(const std::string& source, int arch, const std::string& expression);
-
-/// Constructs the process-wide state cached_compile uses, so that an object constructed after
-/// this call (the background compiler, whose threads compile until it is destroyed at exit) is
-/// destroyed before that state.
-void prepare_compiles();
 
 }  // namespace jet::detail

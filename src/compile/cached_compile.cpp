@@ -1,12 +1,13 @@
 // The process's disk cache (chosen by the environment or by jet::set_disk_cache*), and
 // cached_compile: a cubin loaded from it, or compiled once however many threads ask at once.
-#include "disk_cache.hpp"
+#include "compile/cached_compile.hpp"
 
-#include "compiler.hpp"
-#include "kernel_cache.hpp"
+#include "codegen/spelling.hpp"
+#include "compile/compiler.hpp"
+#include "stats.hpp"
 #include "settings.hpp"
 
-#include <jet/runtime.hpp>
+#include <jet/detail/core.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -102,6 +103,14 @@ cached_cubin load_or_compile(const cache_key& key, const std::string& source, in
 }
 
 }  // namespace
+
+cache_key cache_key_for(const std::string& source, int arch) {
+  std::string text = "jet code generator " + std::to_string(codegen_version) + "\nnvrtc " + nvrtc_version() +
+                     "\narch sm_" + std::to_string(arch) + "\noptions";
+  for (const std::string& option : compile_options(arch)) text += " " + option;
+  text += "\nsource\n" + source;
+  return cache_key_of(std::move(text));
+}
 
 void prepare_compiles() {
   active_disk_cache();

@@ -1,0 +1,124 @@
+// The non-template core that the expression templates call into (implemented in src/): one
+// evaluation's description, its launch variant, and the calls that evaluate, reduce, compile and
+// move memory.
+#pragma once
+
+#include <jet/detail/kernel_desc.hpp>
+#include <jet/runtime.hpp>
+#include <jet/shape.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace jet::detail {
+
+/// How a kernel finds an operand's elements in the (collapsed) index space.
+enum class access : std::uint8_t {
+  linear,     // element i is at offset i: vector loads on the fast path
+  unit,       // strided outer dimensions, innermost stride 1: vector loads per row
+  broadcast,  // strided outer dimensions, innermost stride 0: one load per vector
+  gather,     // any strides: one load per element
+  transposed, // in a tiled kernel, stride ±1 in the tile's outer dimension: through shared memory
+};
+
+/// Which elements a reduction kernel combines into each result: all of them, or those along one
+/// axis, which is the innermost (each row is contiguous in the index space: a group of threads per
+/// row) or an outer one (neighbouring threads take neighbouring results).
+enum class reduce_axis : std::uint8_t { none, all, inner, outer };
+
+/// Per evaluation, which launch variant a kernel needs: how many elements each vector access
+/// covers, the rank of the index space after merging contiguous dimensions, how each operand is
+/// accessed, which array operands are the same memory (each distinct input is a kernel parameter
+/// loaded once), and whether an output is one of the inputs (then nothing is __restrict__).
+/// A tiled kernel covers 2-D tiles of the index space's two innermost dimensions, one per block:
+/// its transposed operands are read and written along their own contiguous dimension through
+/// shared memory, every other one (gather) along the index space's inner dimension.
+/// A rows kernel covers a chunk of one row of the inner dimension per block: each operand's
+/// offset is found once per row, and its elements follow along the row with no index arithmetic.
+struct variant_key {
+  std::uint8_t vec = 1;
+  std::uint8_t rank = 1;
+  bool tiled = false;
+  bool rows = false;
+  bool index32 = true;  // the multi-index of every element fits 32-bit arithmetic
+  bool out_aliases_input = false;
+  std::uint8_t unique_of[max_inputs]{};  // input slot -> distinct-input index
+  access input_access[max_inputs]{};     // per distinct input
+  access output_access[max_outputs]{};
+  reduce_axis axis = reduce_axis::none;  // none for an elementwise kernel
+
+  friend bool operator==(const variant_key&, const variant_key&) = default;
+};
+
+/// The per-(expression type, output type) cache slot: a few (variant, device) → kernel entries
+/// read without locking; the global cache behind it is consulted on a miss.
+struct kernel_slot {
+  static constexpr int capacity = 4;
+  struct entry {
+    variant_key key;
+    int device;
+    void* function;
+  };
+  std::atomic<int> filled{0};
+  entry entries[capacity];
+  std::mutex fill_mutex;
+};
+
+/// A scalar kernel argument: its value's bytes, of which cuLaunchKernel reads as many as the
+/// parameter's type has.
+struct scalar_value {
+  alignas(8) unsigned char bytes[8];
+};
+
+/// One evaluation as the core sees it: the outputs, and the pointers, layouts and scalars of the
+/// expression's leaves in slot order.
+struct evaluation {
+  const kernel_desc& desc;
+  kernel_slot& slot;
+  void* const* outputs;
+  const layout* output_layouts;
+  const void* const* inputs;
+  const layout* input_layouts;
+  const scalar_value* scalars;
+};
+
+void evaluate(const evaluation& e);
+
+/// `axis` of reduce and reduced_shape for a reduction over every element: no int, so that no
+/// axis a user writes can mean it.
+inline constexpr std::optional<int> all_axes = std::nullopt;
+
+/// The shape of e.desc's reduction of the inputs over `axis` (all_axes, or a dimension of their
+/// broadcast shape, negative counting from the end): the broadcast shape without that dimension,
+/// or () for all_axes. invalid_argument naming the axis, the shape and its rank when there is no
+/// such axis, or when a result would combine no elements and the reduction has no value for that
+/// (max, min).
+jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::optional<int> axis);
+
+/// Reduces the inputs over `axis` into e.outputs[0], a contiguous array of reduced_shape; one
+/// launch.
+void reduce(const evaluation& e, std::optional<int> axis);
+
+/// The NumPy broadcast of the inputs' shapes; shape_error naming both shapes (and the expression)
+/// when two cannot be broadcast together.
+jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs);
+
+/// Compiles, in parallel threads, the kernels these evaluations will launch. Their outputs may be
+/// null: an aligned, contiguous output of the expressions' shape is assumed.
+void precompile(const evaluation* evaluations, std::size_t count);
+
+std::string source_of(const kernel_desc& desc);
+std::string expression_text(const kernel_desc& desc);
+compiled_kernel compile_for(const kernel_desc& desc, arch target);
+
+void* device_alloc(std::size_t bytes);
+void device_free(void* p, std::size_t bytes) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_on_device(void* dst, const void* src, std::size_t bytes);
+
+}  // namespace jet::detail

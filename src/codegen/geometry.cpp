@@ -1,0 +1,72 @@
+#include "codegen/geometry.hpp"
+
+#include "settings.hpp"
+
+#include <algorithm>
+
+namespace jet::detail {
+
+kernel_shape shape_of(const variant_key& v) {
+  // 128 threads with two 16-byte vectors per operand in flight measured best on the H200 from 2^20
+  // to 2^28 elements, against 256x2, 256x4, 128x4 and 512x2 (benchmarks/RESULTS.md).
+  // JET_KERNEL_SHAPE=threads,ilp replaces it for the whole process: a tuning knob for benchmark
+  // runs, read once.
+  static const kernel_shape chosen = [] {
+    const threads_and_ilp s = kernel_shape_setting().value_or(threads_and_ilp{128, 2});
+    return kernel_shape{s.threads, s.ilp, 0};
+  }();
+  // A rows kernel whose operands are read one element at a time (some row is misaligned for
+  // vectors) keeps as many elements per thread in flight as vectors would: memory-level
+  // parallelism is what a bandwidth-bound kernel lives on.
+  if (v.rows && v.vec == 1) return {chosen.threads, std::min(16u, chosen.ilp * 4), 1};
+  return {chosen.threads, chosen.ilp, v.vec};
+}
+
+unsigned max_vector_width(const kernel_desc& d) {
+  int widest = 1;
+  for (unsigned k = 0; k < d.out_count; ++k) widest = std::max(widest, size_of(d.out_types[k]));
+  for (unsigned k = 0; k < d.input_count; ++k) widest = std::max(widest, size_of(d.input_types[k]));
+  return 16 / widest;
+}
+
+variant_key default_variant(const kernel_desc& d) {
+  variant_key v;
+  v.vec = static_cast<std::uint8_t>(max_vector_width(d));
+  for (unsigned k = 0; k < d.input_count; ++k) v.unique_of[k] = static_cast<std::uint8_t>(k);
+  if (d.reduction != reduction_id::none) v.axis = reduce_axis::all;
+  return v;
+}
+
+unsigned distinct_inputs(const kernel_desc& d, const variant_key& v) {
+  unsigned count = 0;
+  for (unsigned k = 0; k < d.input_count; ++k) count = std::max(count, v.unique_of[k] + 1u);
+  return count;
+}
+
+
+bool uses_index_space(const kernel_desc& d, const variant_key& v) {
+  bool strided = v.rows;  // a rows kernel finds its rows' length and count in the extents
+  for (unsigned k = 0; k < distinct_inputs(d, v); ++k) strided |= v.input_access[k] != access::linear;
+  for (unsigned k = 0; k < d.out_count; ++k) strided |= v.output_access[k] != access::linear;
+  return strided;
+}
+
+launch_grid grid_of(const variant_key& v, std::size_t n, const std::int64_t* extents) {
+  const kernel_shape shape = shape_of(v);
+  if (v.rows) {  // chunks of a row along x, rows along y
+    const auto columns = static_cast<unsigned long long>(extents[v.rank - 1]);
+    const unsigned long long rows = n / std::max(columns, 1ull);
+    return {(columns + shape.tile() - 1) / shape.tile(), shape.threads,
+            static_cast<unsigned>(std::min<unsigned long long>(rows, max_grid_rows))};
+  }
+  // A block per full tile, then a block per `threads` elements of the last tile, one each.
+  if (!v.tiled) return {n / shape.tile() + (n % shape.tile() + shape.threads - 1) / shape.threads, shape.threads};
+  unsigned long long blocks = 1;
+  for (int dim = 0; dim < v.rank; ++dim) {
+    const auto extent = static_cast<unsigned long long>(extents[dim]);
+    blocks *= dim + 2 < v.rank ? extent : (extent + tile_edge - 1) / tile_edge;
+  }
+  return {blocks, tile_threads};
+}
+
+}  // namespace jet::detail

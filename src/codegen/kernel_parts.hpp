@@ -1,0 +1,79 @@
+// The pieces of source every fused kernel of (d, v) shares, elementwise or reduction: its inputs
+// and their parameters, how they are loaded, and the element function that computes the
+// expression's values from them.
+#pragma once
+
+#include "codegen/geometry.hpp"
+#include "codegen/source_text.hpp"
+#include "codegen/spelling.hpp"
+
+#include <jet/detail/kernel_desc.hpp>
+#include <jet/detail/core.hpp>
+
+#include <string>
+
+namespace jet::detail {
+
+// The dtype of distinct input k.
+dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k);
+
+// The pieces of source every kernel of (d, v) shares: its inputs, how they are loaded, and the
+// element function that computes the expression's values from them.
+struct kernel_parts {
+  const kernel_desc& d;
+  const variant_key& v;
+  unsigned inputs = distinct_inputs(d, v);
+  bool indexed = uses_index_space(d, v);
+  std::string rank = number(v.rank);
+  std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
+
+  std::string in_type(unsigned k) const { return storage_type(distinct_type(d, v, k)); }
+  std::string out_type(unsigned k) const { return storage_type(d.out_types[k]); }
+  static std::string vec_type(const std::string& t) { return "jet_vec<" + t + ", vec>"; }
+  bool counter_input(unsigned k) const {
+    unsigned slot = 0;
+    while (v.unique_of[slot] != k) ++slot;
+    return is_counter(d, slot);
+  }
+  std::string scalar_args() const {
+    std::string args;
+    for (unsigned k = 0; k < d.scalar_count; ++k) args += ", s" + number(k);
+    return args;
+  }
+  // The multi-index of element i, for strided operands.
+  std::string unravel(const std::string& indent) const {
+    return indexed ? indent + "index idx[" + rank + "];\n" + indent + "jet_unravel<index, " + rank +
+                         ">(index(i), extents, idx);\n"
+                   : "";
+  }
+
+  // Everything before the __global__ function: helpers, the ops used, and jet_element, which
+  // computes one element of every output from stored values: one named temporary per node.
+  std::string prelude(const std::string& what) const;
+
+  // The parameters of the distinct inputs (each with its strides when not linear) and scalars,
+  // each after a comma.
+  std::string input_params() const;
+
+  // A full tile at `base`: every load of the thread in flight before the first use, into vK[ilp].
+  std::string tile_loads(const kernel_shape& shape) const;
+
+  // jet_element's input arguments for element j of the k-th loaded vector.
+  std::string tile_args() const {
+    const std::string values = join(inputs, [](unsigned k) { return std::string("v").append(number(k)).append("[k].v[j]"); });
+    return (inputs ? ", " + values : values) + scalar_args();
+  }
+  // jet_element's input arguments for element i, read one at a time (`offset` maps input k's
+  // strides to its offset; linear inputs are at i).
+  template <class Offset> std::string element_args(Offset offset) const {
+    const std::string values = join(inputs, [&](unsigned k) {
+      const bool linear = v.input_access[k] == access::linear;
+      const std::string at = linear ? std::string("i") : offset(k);
+      return counter_input(k) ? (linear ? "(long long)i" : at) : "in" + number(k) + "[" + at + "]";
+    });
+    return (inputs ? ", " + values : values) + scalar_args();
+  }
+  std::string strided_offset(unsigned k) const { return "jet_offset(idx, is" + number(k) + ")"; }
+};
+
+}  // namespace jet::detail

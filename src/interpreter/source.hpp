@@ -1,0 +1,29 @@
+// The interpreter kernel's source for each family, generated from the op table.
+#pragma once
+
+#include "interpreter/program.hpp"
+
+#include <string>
+
+namespace jet::detail {
+
+/// Whether the interpreter of family f has op `op` (from the op table: every op with a CUDA
+/// spelling but random numbers, and floating ones only in floating families).
+bool interpretable_op(op_id op, const interpreter_family& f);
+/// Whether the interpreter of family f loads and stores elements of dtype t.
+bool interpreter_stores(const interpreter_family& f, dtype t);
+
+/// The elements per thread and register family f's kernel is built and launched with: f.elements,
+/// or JET_INTERPRETER_ELEMENTS where that is a multiple of f.group up to 16: a tuning knob for
+/// benchmark runs, read once. Fewer elements hold fewer machine registers (float32 on sm_90: 56 at
+/// 8 against 96 at 16), so more warps per multiprocessor, for more dispatch per element.
+unsigned interpreter_elements(const interpreter_family& f);
+/// Bytes of a block's shared memory that one register of family f takes.
+inline unsigned register_bytes(const interpreter_family& f) {
+  return interpreter_threads * interpreter_elements(f) * static_cast<unsigned>(size_of(f.compute));
+}
+
+/// The interpreter kernel's source for one family, generated from the op table.
+std::string interpreter_source(const interpreter_family& f);
+
+}  // namespace jet::detail
