@@ -12,6 +12,24 @@
 namespace jet::detail {
 namespace {
 
+// How the values of a warp and of a block combine: a fixed tree, the same order every run.
+constexpr std::string_view combine_helpers = R"cuda(__device__ __forceinline__ T jet_warp_combine(T a) {
+#pragma unroll
+  for (int m = 16; m > 0; m /= 2) a = jet_combine(a, T(__shfl_xor_sync(0xffffffffu, a, m)));
+  return a;
+}
+// The block's values combined, in thread 0.
+template <unsigned threads> __device__ __forceinline__ T jet_block_combine(T a) {
+  __shared__ T warps[threads / 32];
+  a = jet_warp_combine(a);
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = a;
+  __syncthreads();
+  if (threadIdx.x < 32) a = jet_warp_combine(threadIdx.x < threads / 32 ? warps[threadIdx.x] : jet_identity());
+  __syncthreads();  // warps[] is free for the next call
+  return a;
+}
+)cuda";
+
 // The reduction's device functions over its accumulator type T: identity, map, combine, the
 // result from the total, and the combination of a warp's and a block's values (a fixed tree: the
 // same order every run).
@@ -26,21 +44,7 @@ std::string reduction_functions(const kernel_desc& d) {
          "__device__ __forceinline__ " + result + " jet_finish(T a, double n) {\n  const auto f = " + finished +
          ";\n  return " +
          (stored_as_bits(t.result) ? rounded(t.result, "(float)f") : "jet_convert<" + result + ">(f)") + ";\n}\n" +
-         "__device__ __forceinline__ T jet_warp_combine(T a) {\n"
-         "#pragma unroll\n"
-         "  for (int m = 16; m > 0; m /= 2) a = jet_combine(a, T(__shfl_xor_sync(0xffffffffu, a, m)));\n"
-         "  return a;\n"
-         "}\n"
-         "// The block's values combined, in thread 0.\n"
-         "template <unsigned threads> __device__ __forceinline__ T jet_block_combine(T a) {\n"
-         "  __shared__ T warps[threads / 32];\n"
-         "  a = jet_warp_combine(a);\n"
-         "  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = a;\n"
-         "  __syncthreads();\n"
-         "  if (threadIdx.x < 32) a = jet_warp_combine(threadIdx.x < threads / 32 ? warps[threadIdx.x] : jet_identity());\n"
-         "  __syncthreads();  // warps[] is free for the next call\n"
-         "  return a;\n"
-         "}\n";
+         std::string(combine_helpers);
 }
 
 // One tile of edge x edge elements of the two inner dimensions per block (rows along the outer of
