@@ -70,6 +70,32 @@ struct reduction_context {
   }
 };
 
+// The end of an all-elements kernel: each block's partial into `partials`, and the last block to
+// take a ticket combines them in block order, then resets the ticket for the next launch.
+// Thread 0 publishes the block's partial with a release and takes its ticket with an acquire
+// in one atomic (acq_rel, at GPU scope): the last block's acquire sees every partial stored
+// before an earlier ticket, and its barrier passes that on to the block's other threads. (A
+// __threadfence() before and after a plain atomicAdd also orders them, 0.3 us slower at 2^20.)
+constexpr std::string_view last_block_combines = R"cuda(  const T total = jet_block_combine<threads>(acc[0]);
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = total;
+    unsigned taken;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    last = taken == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  T a = jet_identity();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);
+  a = jet_block_combine<threads>(a);
+  if (threadIdx.x == 0) {
+    out[0] = jet_finish(a, (double)n);
+    *ticket = 0;  // ready for the next launch: no memset needed
+  }
+}
+)cuda";
+
 // All elements into one result.
 std::string all_elements_kernel(const reduction_context& r) {
   const kernel_parts& parts = r.parts;
@@ -99,28 +125,7 @@ std::string all_elements_kernel(const reduction_context& r) {
   src += r.accumulate("    ", "acc[0]", parts.element_args([&](unsigned k) { return parts.strided_offset(k); }));
   src += "  }\n";
   src += "#pragma unroll\n  for (unsigned k = 1; k < ilp; ++k) acc[0] = jet_combine(acc[0], acc[k]);\n";
-  // Thread 0 publishes the block's partial with a release and takes its ticket with an acquire
-  // in one atomic (acq_rel, at GPU scope): the last block's acquire sees every partial stored
-  // before an earlier ticket, and its barrier passes that on to the block's other threads. (A
-  // __threadfence() before and after a plain atomicAdd also orders them, 0.3 us slower at 2^20.)
-  src += "  const T total = jet_block_combine<threads>(acc[0]);\n"
-         "  __shared__ bool last;\n"
-         "  if (threadIdx.x == 0) {\n"
-         "    partials[blockIdx.x] = total;\n"
-         "    unsigned taken;\n"
-         "    asm volatile(\"atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\" : \"=r\"(taken) : \"l\"(ticket) : \"memory\");\n"
-         "    last = taken == gridDim.x - 1;\n"
-         "  }\n"
-         "  __syncthreads();\n"
-         "  if (!last) return;\n"
-         "  T a = jet_identity();\n"
-         "  for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);\n"
-         "  a = jet_block_combine<threads>(a);\n"
-         "  if (threadIdx.x == 0) {\n"
-         "    out[0] = jet_finish(a, (double)n);\n"
-         "    *ticket = 0;  // ready for the next launch: no memset needed\n"
-         "  }\n"
-         "}\n";
+  src += last_block_combines;
   return src;
 }
 
