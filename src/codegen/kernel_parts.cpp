@@ -49,6 +49,23 @@ const char* access_name(access a) {
   return names[static_cast<int>(a)];
 }
 
+// The index space's helpers, for kernels with strided operands.
+constexpr std::string_view index_helpers = R"cuda(template <int R> struct jet_strides { long long s[R]; };
+template <int R> struct jet_extents { unsigned long long e[R]; };
+// The multi-index of element i of the index space, and an operand's offset at it.
+template <class I, int R> __device__ __forceinline__ void jet_unravel(I i, const jet_extents<R>& x, I (&idx)[R]) {
+#pragma unroll
+  for (int d = R - 1; d > 0; --d) { const I e = (I)x.e[d], q = i / e; idx[d] = i - q * e; i = q; }
+  idx[0] = i;
+}
+template <class I, int R> __device__ __forceinline__ long long jet_offset(const I (&idx)[R], const jet_strides<R>& s) {
+  long long o = 0;
+#pragma unroll
+  for (int d = 0; d < R; ++d) o += (long long)idx[d] * s.s[d];
+  return o;
+}
+)cuda";
+
 }  // namespace
 
 dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k) {
@@ -69,22 +86,7 @@ std::string kernel_parts::prelude(const std::string& what) const {
   src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
   for (const float16_format& f : float16_formats)
     if (uses_dtype(d, f.type)) src += conversion_functions(f);
-  if (indexed) {
-    src += "template <int R> struct jet_strides { long long s[R]; };\n"
-           "template <int R> struct jet_extents { unsigned long long e[R]; };\n"
-           "// The multi-index of element i of the index space, and an operand's offset at it.\n"
-           "template <class I, int R> __device__ __forceinline__ void jet_unravel(I i, const jet_extents<R>& x, I (&idx)[R]) {\n"
-           "#pragma unroll\n"
-           "  for (int d = R - 1; d > 0; --d) { const I e = (I)x.e[d], q = i / e; idx[d] = i - q * e; i = q; }\n"
-           "  idx[0] = i;\n"
-           "}\n"
-           "template <class I, int R> __device__ __forceinline__ long long jet_offset(const I (&idx)[R], const jet_strides<R>& s) {\n"
-           "  long long o = 0;\n"
-           "#pragma unroll\n"
-           "  for (int d = 0; d < R; ++d) o += (long long)idx[d] * s.s[d];\n"
-           "  return o;\n"
-           "}\n";
-  }
+  if (indexed) src += index_helpers;
 
   src += op_helpers;
   bool used[std::size(spellings)] = {};

@@ -12,6 +12,24 @@
 namespace jet::detail {
 namespace {
 
+// How the values of a warp and of a block combine: a fixed tree, the same order every run.
+constexpr std::string_view combine_helpers = R"cuda(__device__ __forceinline__ T jet_warp_combine(T a) {
+#pragma unroll
+  for (int m = 16; m > 0; m /= 2) a = jet_combine(a, T(__shfl_xor_sync(0xffffffffu, a, m)));
+  return a;
+}
+// The block's values combined, in thread 0.
+template <unsigned threads> __device__ __forceinline__ T jet_block_combine(T a) {
+  __shared__ T warps[threads / 32];
+  a = jet_warp_combine(a);
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = a;
+  __syncthreads();
+  if (threadIdx.x < 32) a = jet_warp_combine(threadIdx.x < threads / 32 ? warps[threadIdx.x] : jet_identity());
+  __syncthreads();  // warps[] is free for the next call
+  return a;
+}
+)cuda";
+
 // The reduction's device functions over its accumulator type T: identity, map, combine, the
 // result from the total, and the combination of a warp's and a block's values (a fixed tree: the
 // same order every run).
@@ -26,21 +44,7 @@ std::string reduction_functions(const kernel_desc& d) {
          "__device__ __forceinline__ " + result + " jet_finish(T a, double n) {\n  const auto f = " + finished +
          ";\n  return " +
          (stored_as_bits(t.result) ? rounded(t.result, "(float)f") : "jet_convert<" + result + ">(f)") + ";\n}\n" +
-         "__device__ __forceinline__ T jet_warp_combine(T a) {\n"
-         "#pragma unroll\n"
-         "  for (int m = 16; m > 0; m /= 2) a = jet_combine(a, T(__shfl_xor_sync(0xffffffffu, a, m)));\n"
-         "  return a;\n"
-         "}\n"
-         "// The block's values combined, in thread 0.\n"
-         "template <unsigned threads> __device__ __forceinline__ T jet_block_combine(T a) {\n"
-         "  __shared__ T warps[threads / 32];\n"
-         "  a = jet_warp_combine(a);\n"
-         "  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = a;\n"
-         "  __syncthreads();\n"
-         "  if (threadIdx.x < 32) a = jet_warp_combine(threadIdx.x < threads / 32 ? warps[threadIdx.x] : jet_identity());\n"
-         "  __syncthreads();  // warps[] is free for the next call\n"
-         "  return a;\n"
-         "}\n";
+         std::string(combine_helpers);
 }
 
 // One tile of edge x edge elements of the two inner dimensions per block (rows along the outer of
@@ -65,6 +69,32 @@ struct reduction_context {
            ", jet_map(T(e))); }\n";
   }
 };
+
+// The end of an all-elements kernel: each block's partial into `partials`, and the last block to
+// take a ticket combines them in block order, then resets the ticket for the next launch.
+// Thread 0 publishes the block's partial with a release and takes its ticket with an acquire
+// in one atomic (acq_rel, at GPU scope): the last block's acquire sees every partial stored
+// before an earlier ticket, and its barrier passes that on to the block's other threads. (A
+// __threadfence() before and after a plain atomicAdd also orders them, 0.3 us slower at 2^20.)
+constexpr std::string_view last_block_combines = R"cuda(  const T total = jet_block_combine<threads>(acc[0]);
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = total;
+    unsigned taken;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+    last = taken == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  T a = jet_identity();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);
+  a = jet_block_combine<threads>(a);
+  if (threadIdx.x == 0) {
+    out[0] = jet_finish(a, (double)n);
+    *ticket = 0;  // ready for the next launch: no memset needed
+  }
+}
+)cuda";
 
 // All elements into one result.
 std::string all_elements_kernel(const reduction_context& r) {
@@ -95,28 +125,7 @@ std::string all_elements_kernel(const reduction_context& r) {
   src += r.accumulate("    ", "acc[0]", parts.element_args([&](unsigned k) { return parts.strided_offset(k); }));
   src += "  }\n";
   src += "#pragma unroll\n  for (unsigned k = 1; k < ilp; ++k) acc[0] = jet_combine(acc[0], acc[k]);\n";
-  // Thread 0 publishes the block's partial with a release and takes its ticket with an acquire
-  // in one atomic (acq_rel, at GPU scope): the last block's acquire sees every partial stored
-  // before an earlier ticket, and its barrier passes that on to the block's other threads. (A
-  // __threadfence() before and after a plain atomicAdd also orders them, 0.3 us slower at 2^20.)
-  src += "  const T total = jet_block_combine<threads>(acc[0]);\n"
-         "  __shared__ bool last;\n"
-         "  if (threadIdx.x == 0) {\n"
-         "    partials[blockIdx.x] = total;\n"
-         "    unsigned taken;\n"
-         "    asm volatile(\"atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\" : \"=r\"(taken) : \"l\"(ticket) : \"memory\");\n"
-         "    last = taken == gridDim.x - 1;\n"
-         "  }\n"
-         "  __syncthreads();\n"
-         "  if (!last) return;\n"
-         "  T a = jet_identity();\n"
-         "  for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);\n"
-         "  a = jet_block_combine<threads>(a);\n"
-         "  if (threadIdx.x == 0) {\n"
-         "    out[0] = jet_finish(a, (double)n);\n"
-         "    *ticket = 0;  // ready for the next launch: no memset needed\n"
-         "  }\n"
-         "}\n";
+  src += last_block_combines;
   return src;
 }
 

@@ -199,6 +199,86 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
   return {};
 }
 
+// The program in values (virtual registers) for one placement of the loads: all first, or each
+// before its first use. Fills `code`, `scalar_slot` (per value: its scalar slot, or -1) and the
+// program's scalars; returns why the interpreter cannot run it, or nothing.
+std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of, dtype compute,
+                         unsigned input_count, bool loads_first, std::vector<virtual_instruction>& code,
+                         std::vector<int>& scalar_slot, program& prog) {
+  auto distinct = [&](unsigned slot) { return unique_of ? unique_of[slot] : slot; };
+  auto new_value = [&](int slot = -1) {
+    scalar_slot.push_back(slot);
+    return static_cast<int>(scalar_slot.size()) - 1;
+  };
+  std::vector<int> value_of(d.node_count, -1), input_value(input_count, -1);
+  unsigned scalar_slots = 0;
+  std::string failure;
+  auto load = [&](unsigned node_index) {
+    const unsigned in = distinct(d.nodes[node_index].arg[0]);
+    if (input_value[in] < 0) {
+      virtual_instruction v{static_cast<std::uint8_t>(op_id::input), static_cast<std::uint8_t>(d.nodes[node_index].type)};
+      v.dst = input_value[in] = new_value();
+      v.slot = static_cast<std::uint8_t>(in);
+      code.push_back(v);
+    }
+    return input_value[in];
+  };
+  if (loads_first)
+    for (unsigned i = 0; i < d.node_count; ++i)
+      if (d.nodes[i].op == op_id::input) load(i);
+  // The value node i has where an op wants dtype `want` (compute type or bool).
+  auto operand = [&](unsigned i, dtype want) -> int {
+    const node& n = d.nodes[i];
+    if (n.op == op_id::scalar) {
+      if (scalar_slots == interpreter_scalars) {
+        failure = "more than " + std::to_string(interpreter_scalars) + " scalar operands";
+        return -1;
+      }
+      std::uint64_t bits = 0;
+      if (scalars && !convert_scalar(scalars[n.arg[0]], n.type, want, compute, bits)) {
+        failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
+        return -1;
+      }
+      if (!scalars && is_floating(n.type) && !is_floating(want) && want != dtype::boolean) {
+        failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
+        return -1;
+      }
+      prog.scalars[scalar_slots] = bits;
+      return new_value(static_cast<int>(scalar_slots++));
+    }
+    const int held = n.op == op_id::input ? load(i) : value_of[i];
+    if (want != dtype::boolean || n.type == dtype::boolean) return held;  // bool is held as 0 or 1
+    virtual_instruction v{static_cast<std::uint8_t>(op_id::cast), static_cast<std::uint8_t>(dtype::boolean)};
+    v.args[0] = held;
+    v.dst = new_value();
+    code.push_back(v);
+    return v.dst;
+  };
+  // Once every load is done, an output is stored as soon as it is computed; otherwise at the
+  // end, after every load (an output may be an input's memory).
+  bool stored[max_outputs] = {};
+  auto store = [&](unsigned k) {
+    virtual_instruction v{store_op, static_cast<std::uint8_t>(d.out_types[k])};
+    v.args[0] = operand(d.out_nodes[k], d.nodes[d.out_nodes[k]].type);
+    v.dst = static_cast<int>(k);
+    code.push_back(v);
+    stored[k] = true;
+  };
+  for (unsigned i = 0; i < d.node_count && failure.empty(); ++i) {
+    const node& n = d.nodes[i];
+    if (n.op == op_id::input || n.op == op_id::scalar) continue;
+    virtual_instruction v{static_cast<std::uint8_t>(n.op), static_cast<std::uint8_t>(n.type)};
+    for (int k = 0; k < n.arity; ++k) v.args[k] = operand(n.arg[k], n.arg_type[k]);
+    v.dst = value_of[i] = new_value();
+    code.push_back(v);
+    for (unsigned k = 0; loads_first && k < d.out_count; ++k)
+      if (d.out_nodes[k] == i) store(k);
+  }
+  for (unsigned k = 0; k < d.out_count && failure.empty(); ++k)
+    if (!stored[k]) store(k);
+  return failure;
+}
+
 }  // namespace
 
 encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of) {
@@ -220,77 +300,9 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
   // values made where they are read (a scalar's in a scalar slot, not in a register).
   for (int loads_first = 1; loads_first >= 0; --loads_first) {
     std::vector<virtual_instruction> code;
-    std::vector<int> scalar_slot;  // per value: its scalar slot, or -1
-    auto new_value = [&](int slot = -1) {
-      scalar_slot.push_back(slot);
-      return static_cast<int>(scalar_slot.size()) - 1;
-    };
-    std::vector<int> value_of(d.node_count, -1), input_value(e.input_count, -1);
-    unsigned scalar_slots = 0;
-    std::string failure;
-    auto load = [&](unsigned node_index) {
-      const unsigned in = distinct(d.nodes[node_index].arg[0]);
-      if (input_value[in] < 0) {
-        virtual_instruction v{static_cast<std::uint8_t>(op_id::input), static_cast<std::uint8_t>(d.nodes[node_index].type)};
-        v.dst = input_value[in] = new_value();
-        v.slot = static_cast<std::uint8_t>(in);
-        code.push_back(v);
-      }
-      return input_value[in];
-    };
-    if (loads_first)
-      for (unsigned i = 0; i < d.node_count; ++i)
-        if (d.nodes[i].op == op_id::input) load(i);
-    // The value node i has where an op wants dtype `want` (compute type or bool).
-    auto operand = [&](unsigned i, dtype want) -> int {
-      const node& n = d.nodes[i];
-      if (n.op == op_id::scalar) {
-        if (scalar_slots == interpreter_scalars) {
-          failure = "more than " + std::to_string(interpreter_scalars) + " scalar operands";
-          return -1;
-        }
-        std::uint64_t bits = 0;
-        if (scalars && !convert_scalar(scalars[n.arg[0]], n.type, want, compute, bits)) {
-          failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
-          return -1;
-        }
-        if (!scalars && is_floating(n.type) && !is_floating(want) && want != dtype::boolean) {
-          failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
-          return -1;
-        }
-        e.code.scalars[scalar_slots] = bits;
-        return new_value(static_cast<int>(scalar_slots++));
-      }
-      const int held = n.op == op_id::input ? load(i) : value_of[i];
-      if (want != dtype::boolean || n.type == dtype::boolean) return held;  // bool is held as 0 or 1
-      virtual_instruction v{static_cast<std::uint8_t>(op_id::cast), static_cast<std::uint8_t>(dtype::boolean)};
-      v.args[0] = held;
-      v.dst = new_value();
-      code.push_back(v);
-      return v.dst;
-    };
-    // Once every load is done, an output is stored as soon as it is computed; otherwise at the
-    // end, after every load (an output may be an input's memory).
-    bool stored[max_outputs] = {};
-    auto store = [&](unsigned k) {
-      virtual_instruction v{store_op, static_cast<std::uint8_t>(d.out_types[k])};
-      v.args[0] = operand(d.out_nodes[k], d.nodes[d.out_nodes[k]].type);
-      v.dst = static_cast<int>(k);
-      code.push_back(v);
-      stored[k] = true;
-    };
-    for (unsigned i = 0; i < d.node_count && failure.empty(); ++i) {
-      const node& n = d.nodes[i];
-      if (n.op == op_id::input || n.op == op_id::scalar) continue;
-      virtual_instruction v{static_cast<std::uint8_t>(n.op), static_cast<std::uint8_t>(n.type)};
-      for (int k = 0; k < n.arity; ++k) v.args[k] = operand(n.arg[k], n.arg_type[k]);
-      v.dst = value_of[i] = new_value();
-      code.push_back(v);
-      for (unsigned k = 0; loads_first && k < d.out_count; ++k)
-        if (d.out_nodes[k] == i) store(k);
-    }
-    for (unsigned k = 0; k < d.out_count && failure.empty(); ++k)
-      if (!stored[k]) store(k);
+    std::vector<int> scalar_slot;
+    const std::string failure =
+        virtual_code(d, scalars, unique_of, compute, e.input_count, loads_first, code, scalar_slot, e.code);
     if (!failure.empty()) {
       e.reason = failure;
       return e;
