@@ -7,6 +7,7 @@
 // commit and rewrites the file: JET_WRITE_SNAPSHOT=1 build/tests/jet_cpu_tests "[snapshot]".
 #include "support/catch.hpp"
 #include "support/random_expression.hpp"
+#include "support/runtime_desc.hpp"
 #include "support/unfused.hpp"
 
 #include "codegen/elementwise.hpp"
@@ -72,18 +73,7 @@ void add_every_op(snapshot& s) {
       const std::vector<dtype> input_types(op.arity, t);
       const std::array<std::uint16_t, 1> out_node{static_cast<std::uint16_t>(op.arity)};
       const std::array<dtype, 1> out_type{typed.result};
-      const kernel_desc d{.nodes = nodes.data(),
-                          .node_count = static_cast<std::uint32_t>(nodes.size()),
-                          .input_count = static_cast<std::uint32_t>(op.arity),
-                          .scalar_count = 0,
-                          .input_types = input_types.data(),
-                          .counter_slots = 0,
-                          .out_count = 1,
-                          .out_nodes = out_node.data(),
-                          .out_types = out_type.data(),
-                          .functions = nullptr,
-                          .function_count = 0,
-                          .hash = 0};
+      const kernel_desc d = jet::test::runtime_desc(nodes, input_types, 0, out_node, out_type);
       s["op " + std::string(op.name) + " " + std::string(jet::name(t))] =
           hash_of(jet::detail::generate_source(d, jet::detail::default_variant(d)));
     }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "reference.hpp"  // offset_of
+#include "runtime_desc.hpp"
 
 #include "codegen/elementwise.hpp"
 #include "codegen/geometry.hpp"
@@ -228,20 +229,7 @@ struct random_expression {
   placement output;
   double special_rate = 0;
 
-  detail::kernel_desc desc() const {
-    return {.nodes = nodes.data(),
-            .node_count = static_cast<std::uint32_t>(nodes.size()),
-            .input_count = static_cast<std::uint32_t>(input_types.size()),
-            .scalar_count = static_cast<std::uint32_t>(scalars.size()),
-            .input_types = input_types.data(),
-            .counter_slots = 0,
-            .out_count = 1,
-            .out_nodes = out_node.data(),
-            .out_types = out_type.data(),
-            .functions = nullptr,
-            .function_count = 0,
-            .hash = detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
-  }
+  detail::kernel_desc desc() const { return runtime_desc(nodes, input_types, scalars.size(), out_node, out_type); }
   /// The layout of each input slot: its operand's view.
   std::vector<detail::layout> input_layouts() const {
     std::vector<detail::layout> l;

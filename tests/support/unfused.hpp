@@ -4,6 +4,8 @@
 // compares a fused result with this one.
 #pragma once
 
+#include "runtime_desc.hpp"
+
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/detail/core.hpp>
 
@@ -30,20 +32,7 @@ struct unfused_step {
   std::array<dtype, 1> out_type{dtype::float32};
   unsigned stores;  // the node of the whole description whose value this step stores
 
-  detail::kernel_desc desc() const {
-    return {.nodes = nodes.data(),
-            .node_count = static_cast<std::uint32_t>(nodes.size()),
-            .input_count = static_cast<std::uint32_t>(inputs.size()),
-            .scalar_count = static_cast<std::uint32_t>(scalar_slots.size()),
-            .input_types = input_types.data(),
-            .counter_slots = 0,
-            .out_count = 1,
-            .out_nodes = out_node.data(),
-            .out_types = out_type.data(),
-            .functions = nullptr,
-            .function_count = 0,
-            .hash = detail::hash_desc(nodes, out_node, out_type, std::array<const detail::user_function*, 0>{}, 0)};
-  }
+  detail::kernel_desc desc() const { return runtime_desc(nodes, input_types, scalar_slots.size(), out_node, out_type); }
 };
 
 /// The steps of description d (one output) in order; the last one stores the output, in its dtype.
