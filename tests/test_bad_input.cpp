@@ -1,6 +1,7 @@
 // Bad input, with no GPU: each is a clear exception thrown before anything runs on the device, or
 // (empty operands) nothing to do. tests/README.md lists every bad input tried and its outcome.
 #include "support/catch.hpp"
+#include "support/text.hpp"
 #include "support/operands.hpp"
 
 #include <jet/jet.hpp>
@@ -19,7 +20,7 @@ jet::view<float> fake_nd(const jet::shape& s, std::uintptr_t address) {
   return jet::view<float>(reinterpret_cast<float*>(address), s);
 }
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+using jet::test::contains;
 
 // out = in for one float operand, through the core, with the pointers given.
 void copy_through_core(const void* in, void* out, std::size_t n) {

@@ -1,6 +1,7 @@
 // User-defined element functions (JET_FUNCTION): fused like any op, checked before their text
 // reaches a kernel, compile errors surfaced with NVRTC's log. No GPU needed.
 #include "support/catch.hpp"
+#include "support/text.hpp"
 #include "support/operands.hpp"
 #include "support/stderr_capture.hpp"
 
@@ -42,7 +43,7 @@ JET_FUNCTION(tricky_but_contained, float(float a), R"body(
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+using jet::test::contains;
 
 // User functions whose text jet must refuse; they could only come from code that bypasses
 // JET_FUNCTION, so they are declared by hand here.

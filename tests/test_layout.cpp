@@ -1,6 +1,7 @@
 // N-D shapes, strided views and broadcasting, with no GPU: layout arithmetic, the errors that name
 // shapes, and the source and compilation of the strided and multi-output kernel variants.
 #include "support/catch.hpp"
+#include "support/text.hpp"
 #include "support/operands.hpp"
 
 #include "codegen/elementwise.hpp"
@@ -22,7 +23,7 @@ jet::view<float> fake_nd(const jet::shape& s, std::uintptr_t address = 0x100000)
   return jet::view<float>(reinterpret_cast<float*>(address), s);
 }
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+using jet::test::contains;
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // README is the contract: its statements about rounding, integer overflow and Python's slices,
 // checked against what jet does, with no GPU.
 #include "support/catch.hpp"
+#include "support/text.hpp"
 
 #include "compile/compiler.hpp"
 
@@ -28,7 +29,7 @@ std::string readme() {
   return single;
 }
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+using jet::test::contains;
 
 jet::view<float> fake(std::int64_t n) { return jet::view<float>(reinterpret_cast<float*>(0x100000), jet::shape{n}); }
 

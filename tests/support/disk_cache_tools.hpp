@@ -5,6 +5,7 @@
 #include "catch.hpp"
 #include "cubin.hpp"
 #include "stderr_capture.hpp"
+#include "text.hpp"
 
 #include "compile/cached_compile.hpp"
 #include "compile/disk_cache.hpp"
@@ -40,8 +41,6 @@ inline std::string read_file(const fs::path& p) {
 inline void overwrite_file(const fs::path& p, const std::string& content) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << content;
 }
-
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The names in a directory that are cache entries, and those that are anything else.
 struct listing {
