@@ -50,7 +50,7 @@ std::string hash_of(const std::string& source) {
 
 using snapshot = std::map<std::string, std::string>;  // what the source is of -> its hash
 
-// op applied to inputs of dtype t (a cast casts to t).
+// op applied to inputs of dtype t (a cast casts to t), for each t in its domain.
 void add_every_op(snapshot& s) {
   for (const auto& op : jet::test::op_table())
     for (dtype t : jet::test::all_dtypes) {
@@ -64,6 +64,7 @@ void add_every_op(snapshot& s) {
         in[k] = t;
       }
       const jet::detail::typing typed = jet::detail::resolve(op.rule, op.arity, in, weak, t);
+      if (!jet::detail::accepts(op.domain, op.rule, op.arity, typed)) continue;
       jet::detail::node n{op.id, typed.result, static_cast<std::uint8_t>(op.arity)};
       for (int k = 0; k < op.arity; ++k) {
         n.arg_type[k] = typed.args[k];

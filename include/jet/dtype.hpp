@@ -97,6 +97,38 @@ template <class T> constexpr dtype dtype_of() {
 /// The C++ type that stores elements of dtype D.
 template <dtype D> using cpp_type = std::tuple_element_t<static_cast<std::size_t>(D), detail::element_types>;
 
+namespace detail {
+/// f(T{}) with T the C++ type of dtype t, or with Computed the type it computes in (float for a
+/// 16-bit float, so that f is never instantiated for the 16-bit types): the one switch over dtypes.
+template <bool Computed, class F> constexpr decltype(auto) visit(dtype t, F&& f) {
+  switch (t) {
+    case dtype::boolean: return f(bool{});
+    case dtype::int8: return f(std::int8_t{});
+    case dtype::uint8: return f(std::uint8_t{});
+    case dtype::int16: return f(std::int16_t{});
+    case dtype::int32: return f(std::int32_t{});
+    case dtype::uint32: return f(std::uint32_t{});
+    case dtype::int64: return f(std::int64_t{});
+    case dtype::uint64: return f(std::uint64_t{});
+    case dtype::float16:
+      if constexpr (Computed) return f(float{});
+      else return f(float16{});
+    case dtype::bfloat16:
+      if constexpr (Computed) return f(float{});
+      else return f(bfloat16{});
+    case dtype::float32: return f(float{});
+    case dtype::float64: break;
+  }
+  return f(double{});
+}
+
+/// f(T{}) with T the C++ type that stores elements of dtype t (cpp_type<t>).
+template <class F> constexpr decltype(auto) visit_dtype(dtype t, F&& f) { return visit<false>(t, f); }
+
+/// f(T{}) with T the C++ type that elements of dtype t compute in (compute_type).
+template <class F> constexpr decltype(auto) visit_compute_type(dtype t, F&& f) { return visit<true>(t, f); }
+}  // namespace detail
+
 constexpr std::string_view name(dtype d) { return detail::name_table[static_cast<std::size_t>(d)].name; }
 constexpr std::string_view cuda_name(dtype d) { return detail::name_table[static_cast<std::size_t>(d)].cuda_name; }
 constexpr int size_of(dtype d) { return detail::traits_of(d).size; }

@@ -253,9 +253,27 @@ template <class T> auto as_expr(T&& x) {
 
 template <class T> using expr_t = decltype(as_expr(std::declval<T>()));
 
+/// Whether op Op computes on dtypes Operands (ops.def's domain column). Where it does not, the
+/// compiler's message names this function with the op and the dtypes as its template arguments.
+template <class Op, dtype... Operands> constexpr bool in_domain() {
+  static_assert((accepts(Op::domain, Operands) && ...),
+                "jet: an op is applied to dtypes outside its domain (ops.def); the op and the dtypes are "
+                "in_domain's template arguments");
+  return true;
+}
+
+/// in_domain of the dtypes Op's node over Args computes on (a select's condition is any dtype).
+template <class Op, class... Args> constexpr bool domain_checked() {
+  constexpr std::size_t first = Op::rule == rule::select ? 1 : 0;
+  return []<std::size_t... K>(std::index_sequence<K...>) {
+    return in_domain<Op, typing_of<Op, Args...>.args[first + K]...>();
+  }(std::make_index_sequence<sizeof...(Args) - first>{});
+}
+
 template <class Op, class... A> auto make_apply(A&&... a) {
   static_assert(depth_checked<expr_t<A>...>(), "jet: an expression is at most 128 nodes deep "
                 "(jet::detail::max_expression_depth); evaluate part of it first with jet::eval");
+  static_assert(domain_checked<Op, expr_t<A>...>());
   return apply<Op, expr_t<A>...>{{}, boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
 }
 

@@ -121,18 +121,19 @@ template <class T> constexpr T nan_or(T a, T b, T value) {
 /// One tag type per op. `reference` is the op's host reference, called with operands already
 /// converted to the node's operand types.
 namespace ops {
-#define JET_OP_TAG(tag_, fn_, rule_, arity_, params_, body_)                                      \
+#define JET_OP_TAG(tag_, fn_, rule_, domain_, arity_, params_, body_)                             \
   struct tag_ {                                                                                   \
     static constexpr detail::op_id id = detail::op_id::tag_;                                      \
     static constexpr detail::rule rule = detail::rule::rule_;                                     \
+    static constexpr detail::domain domain = detail::domain::domain_;                             \
     static constexpr dtype target = dtype::boolean; /* read by the target rule only */           \
     static constexpr int arity = arity_;                                                          \
     static constexpr const char* name = #tag_;                                                    \
     template <class A, class B = A, class C = A> static auto reference params_ { return body_; } \
   };
-#define JET_OP1(tag, fn, rule, cuda, host) JET_OP_TAG(tag, fn, rule, 1, (A a), host)
-#define JET_OP2(tag, fn, rule, cuda, host) JET_OP_TAG(tag, fn, rule, 2, (A a, B b), host)
-#define JET_OP3(tag, fn, rule, cuda, host) JET_OP_TAG(tag, fn, rule, 3, (A a, B b, C c), host)
+#define JET_OP1(tag, fn, rule, domain, values, cuda, host) JET_OP_TAG(tag, fn, rule, domain, 1, (A a), host)
+#define JET_OP2(tag, fn, rule, domain, values, cuda, host) JET_OP_TAG(tag, fn, rule, domain, 2, (A a, B b), host)
+#define JET_OP3(tag, fn, rule, domain, values, cuda, host) JET_OP_TAG(tag, fn, rule, domain, 3, (A a, B b, C c), host)
 #include <jet/ops.def>
 #undef JET_OP1
 #undef JET_OP2
@@ -167,12 +168,12 @@ template <class F> constexpr void for_each_op(F&& f) {
   template <class To, jet_operand A> auto fn(A&& a) {                                             \
     return detail::make_apply<ops::converting<ops::tag, To>>(std::forward<A>(a));                 \
   }
-#define JET_OP1(tag, fn, rule, cuda, host) JET_DEFINE_OP1_##rule(tag, fn)
-#define JET_OP2(tag, fn, rule, cuda, host)                                                        \
+#define JET_OP1(tag, fn, rule, ...) JET_DEFINE_OP1_##rule(tag, fn)
+#define JET_OP2(tag, fn, ...)                                                        \
   template <class A, class B> requires operands<A, B> auto fn(A&& a, B&& b) {                      \
     return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b));                  \
   }
-#define JET_OP3(tag, fn, rule, cuda, host)                                                        \
+#define JET_OP3(tag, fn, ...)                                                        \
   template <class A, class B, class C> requires operands<A, B, C> auto fn(A&& a, B&& b, C&& c) {  \
     return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b), std::forward<C>(c)); \
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
+#include <jet/detail/rules.hpp>
 
 #include <cstddef>
 #include <string>
@@ -24,22 +25,23 @@ struct op_spelling {
   std::string_view cpp;  // C++ spelling: "operator+" or a function name
   int arity;
   std::string_view cuda;
-  std::string_view rule;  // the result rule's name (ops.def)
+  rule result_rule = rule::same;  // ops.def's columns
+  domain operand_domain = domain::any;
 };
 
 // Indexed by op_id: the two leaf kinds, then the op table in order.
 inline constexpr op_spelling spellings[] = {
-    {"input", "", 0, "", ""},
-    {"scalar", "", 0, "", ""},
-    {"counter", "", 0, "", ""},
-#define JET_OP1(tag, fn, rule, cuda, host) {#tag, #fn, 1, cuda, #rule},
-#define JET_OP2(tag, fn, rule, cuda, host) {#tag, #fn, 2, cuda, #rule},
-#define JET_OP3(tag, fn, rule, cuda, host) {#tag, #fn, 3, cuda, #rule},
+    {"input", "", 0, ""},
+    {"scalar", "", 0, ""},
+    {"counter", "", 0, ""},
+#define JET_OP1(tag, fn, rule_, domain_, values, cuda, host) {#tag, #fn, 1, cuda, rule::rule_, domain::domain_},
+#define JET_OP2(tag, fn, rule_, domain_, values, cuda, host) {#tag, #fn, 2, cuda, rule::rule_, domain::domain_},
+#define JET_OP3(tag, fn, rule_, domain_, values, cuda, host) {#tag, #fn, 3, cuda, rule::rule_, domain::domain_},
 #include <jet/ops.def>
 #undef JET_OP1
 #undef JET_OP2
 #undef JET_OP3
-    {"user", "", 0, "", ""},
+    {"user", "", 0, ""},
 };
 
 inline const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }

@@ -15,41 +15,21 @@ namespace {
 
 std::string dtype_name(dtype t) { return std::string(name(t)); }
 
-// Calls f(T{}) with T the type a scalar of dtype t is passed as (value_type: a 16-bit float is a
-// float); false when t is none of them.
-template <class F> bool with_scalar_type(dtype t, F&& f) {
-  switch (compute_type(t)) {
-    case dtype::boolean: f(bool{}); return true;
-    case dtype::int8: f(std::int8_t{}); return true;
-    case dtype::uint8: f(std::uint8_t{}); return true;
-    case dtype::int16: f(std::int16_t{}); return true;
-    case dtype::int32: f(std::int32_t{}); return true;
-    case dtype::uint32: f(std::uint32_t{}); return true;
-    case dtype::int64: f(std::int64_t{}); return true;
-    case dtype::uint64: f(std::uint64_t{}); return true;
-    case dtype::float32: f(float{}); return true;
-    case dtype::float64: f(double{}); return true;
-    default: return false;
-  }
-}
-
 // The scalar of dtype `from` as the fused kernel sees it where an op wants dtype `to`: its
 // static_cast, which the host computes alike for every conversion but floating to integer (out of
 // range, C++ leaves it undefined; the device saturates). The bits of the family's compute type.
 bool convert_scalar(const scalar_value& v, dtype from, dtype to, dtype compute, std::uint64_t& bits) {
   if (is_floating(from) && !is_floating(to) && to != dtype::boolean) return false;
-  bool converted = false;
-  with_scalar_type(from, [&](auto x) {
+  visit_compute_type(from, [&](auto x) {  // a scalar is passed as its compute type
     std::memcpy(&x, v.bytes, sizeof x);
-    with_scalar_type(compute, [&](auto c) {
+    visit_compute_type(compute, [&](auto c) {
       using C = decltype(c);
       c = to == dtype::boolean ? C(static_cast<bool>(x)) : static_cast<C>(x);
       bits = 0;
       std::memcpy(&bits, &c, sizeof c);
-      converted = true;
     });
   });
-  return converted;
+  return true;
 }
 
 // An instruction on values (before allocation), as the encoding makes it for a register machine

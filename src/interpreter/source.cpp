@@ -10,8 +10,9 @@ namespace jet::detail {
 
 bool interpretable_op(op_id op, const interpreter_family& f) {
   const op_spelling& s = spelling(op);
-  if (s.cuda.empty() || s.rule == "random") return false;  // leaves, user functions, Philox
-  return is_floating(f.compute) || s.rule != "floating";   // integers compute floating ops in float64
+  if (s.cuda.empty() || s.result_rule == rule::random) return false;  // leaves, user functions, Philox
+  if (!accepts(s.operand_domain, f.compute)) return false;
+  return is_floating(f.compute) || s.result_rule != rule::floating;  // integers compute floating ops in float64
 }
 
 bool interpreter_stores(const interpreter_family& f, dtype t) {

@@ -13,7 +13,7 @@
 // nearly equal values, a NaN that appears under a perturbation).
 #pragma once
 
-#include "reference.hpp"  // with_cpp_type, per_dtype
+#include "reference.hpp"  // per_dtype
 
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/ops.hpp>
@@ -86,47 +86,44 @@ inline long double as_dtype(dtype from, dtype to, long double v, precision p = p
   if (to == dtype::boolean) return v != 0;
   if (is_floating(to)) {
     if (p == precision::float64 || to == dtype::float64) return static_cast<double>(v);
-    return with_cpp_type(to, [&](auto x) {
+    return detail::visit_dtype(to, [&](auto x) {
       return static_cast<long double>(static_cast<float>(static_cast<decltype(x)>(static_cast<float>(v))));
     });
   }
   if (is_floating(from))
-    return with_cpp_type(to, [&](auto x) { return static_cast<long double>(host::convert<decltype(x)>(v)); });
+    return detail::visit_dtype(to, [&](auto x) { return static_cast<long double>(host::convert<decltype(x)>(v)); });
   // An integer of at most 64 bits, signed or not: its two's complement bits, converted back.
   const std::uint64_t bits = v < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) : static_cast<std::uint64_t>(v);
-  return with_cpp_type(to, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(bits)); });
+  return detail::visit_dtype(to, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(bits)); });
 }
 
-/// Calls f(T{}) with T the C++ type dtype t computes in at precision p.
-template <class F> decltype(auto) with_compute_type(dtype t, precision p, F&& f) {
-  switch (t) {
-    case dtype::boolean: return f(bool{});
-    case dtype::int8: return f(std::int8_t{});
-    case dtype::uint8: return f(std::uint8_t{});
-    case dtype::int16: return f(std::int16_t{});
-    case dtype::int32: return f(std::int32_t{});
-    case dtype::uint32: return f(std::uint32_t{});
-    case dtype::int64: return f(std::int64_t{});
-    case dtype::uint64: return f(std::uint64_t{});
-    case dtype::float64: return f(double{});
-    default: return p == precision::own_dtypes ? f(float{}) : f(double{});  // float32, and 16-bit floats in float32
-  }
+/// The dtype a node of dtype t computes in at precision p: its compute type, or float64 for every
+/// floating dtype in the reference's precision.
+inline dtype computed_as(dtype t, precision p) {
+  if (!is_floating(t)) return t;
+  return p == precision::own_dtypes ? compute_type(t) : dtype::float64;
+}
+
+/// Op's host reference on operands a converted to T, as a value of the node's dtype.
+template <class Op, class T> long double reference_in(const detail::node& n, const long double* a, precision p) {
+  auto operand = [&](int k) { return static_cast<T>(a[k]); };
+  auto result = [&]() {
+    if constexpr (Op::rule == detail::rule::select) return Op::reference(a[0] != 0, operand(1), operand(2));
+    else if constexpr (Op::arity == 1) return Op::reference(operand(0));
+    else if constexpr (Op::arity == 2) return Op::reference(operand(0), operand(1));
+    else return Op::reference(operand(0), operand(1), operand(2));
+  }();
+  return as_dtype(dtype_of<decltype(result)>(), n.type, result, p);
 }
 
 /// Op's host reference on operands a (already of the node's operand dtypes), as a value of the
-/// node's dtype.
+/// node's dtype; only for dtypes in the op's domain (ops.def).
 template <class Op> long double reference_of(const detail::node& n, const long double* a, precision p) {
   // Operands share one dtype but for select's condition, which is bool.
-  return with_compute_type(n.arg_type[Op::arity - 1], p, [&](auto type) {
+  return detail::visit_compute_type(computed_as(n.arg_type[Op::arity - 1], p), [&](auto type) -> long double {
     using T = decltype(type);
-    auto operand = [&](int k) { return static_cast<T>(a[k]); };
-    auto result = [&]() {
-      if constexpr (Op::rule == detail::rule::select) return Op::reference(a[0] != 0, operand(1), operand(2));
-      else if constexpr (Op::arity == 1) return Op::reference(operand(0));
-      else if constexpr (Op::arity == 2) return Op::reference(operand(0), operand(1));
-      else return Op::reference(operand(0), operand(1), operand(2));
-    }();
-    return as_dtype(dtype_of<decltype(result)>(), n.type, result, p);
+    if constexpr (detail::accepts(Op::domain, dtype_of<T>())) return reference_in<Op, T>(n, a, p);
+    else throw std::logic_error(std::string(Op::name) + " on " + std::string(name(dtype_of<T>())) + ": outside its domain");
   });
 }
 

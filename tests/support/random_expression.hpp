@@ -53,6 +53,7 @@ inline const char* cpp_name(dtype t) {
 struct op_entry {
   detail::op_id id;
   detail::rule rule;
+  detail::domain domain;
   int arity;
   const char* name;
 };
@@ -61,7 +62,7 @@ inline const std::vector<op_entry>& op_table() {
     std::vector<op_entry> t;
     ops::for_each_op([&](auto op) {
       using Op = decltype(op);
-      t.push_back({Op::id, Op::rule, Op::arity, Op::name});
+      t.push_back({Op::id, Op::rule, Op::domain, Op::arity, Op::name});
     });
     return t;
   }();
@@ -117,7 +118,7 @@ inline const std::vector<long double>& special_values(dtype t) {
 
 /// v as dtype t holds it (for the values drawn here: rounded, for floating types).
 inline long double held_as(dtype t, double v) {
-  return with_cpp_type(t, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(v)); });
+  return detail::visit_dtype(t, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(v)); });
 }
 
 /// One random element value of dtype t: special with probability special_rate, else moderate:
@@ -350,7 +351,7 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
       const long double v = random_value(t, c, r.special_rate, c.chance(0.4));
       detail::scalar_value sv;
       std::memset(&sv, 0, sizeof sv);
-      with_cpp_type(t, [&](auto x) {
+      detail::visit_dtype(t, [&](auto x) {
         using T = decltype(x);
         const T value = static_cast<T>(v);
         std::memcpy(&sv, &value, sizeof value);
@@ -374,21 +375,28 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     const bool leaf = depth > 1 && (depth == limits.max_depth || ops_placed >= limits.max_ops || c.chance(0.1 + 0.1 * depth));
     if (leaf) return add_leaf(allow_scalar);
     ++ops_placed;
-    const op_entry& op = c.pick(op_table());
+    const op_entry* op = &c.pick(op_table());
     std::uint16_t args[3];
     dtype in[3];
     bool weak[3];
     bool any_array = false;
-    for (int k = 0; k < op.arity; ++k) {
-      args[k] = self(self, depth + 1, any_array || k + 1 < op.arity);
+    for (int k = 0; k < op->arity; ++k) {
+      args[k] = self(self, depth + 1, any_array || k + 1 < op->arity);
       in[k] = r.nodes[args[k]].type;
       weak[k] = r.nodes[args[k]].op == detail::op_id::scalar;  // C++ scalars are weak (jet::promote)
       any_array = any_array || !weak[k];
     }
     const dtype target = c.pick(all_dtypes);  // read by cast only
-    const detail::typing t = detail::resolve(op.rule, op.arity, in, weak, target);
-    detail::node n{op.id, t.result, static_cast<std::uint8_t>(op.arity)};
-    for (int k = 0; k < op.arity; ++k) {
+    detail::typing t = detail::resolve(op->rule, op->arity, in, weak, target);
+    // An op whose domain refuses these operands gives way to one of the same arity that takes them.
+    while (!detail::accepts(op->domain, op->rule, op->arity, t)) {
+      const int arity = op->arity;
+      do op = &c.pick(op_table());
+      while (op->arity != arity);
+      t = detail::resolve(op->rule, op->arity, in, weak, target);
+    }
+    detail::node n{op->id, t.result, static_cast<std::uint8_t>(op->arity)};
+    for (int k = 0; k < op->arity; ++k) {
       n.arg_type[k] = t.args[k];
       n.arg[k] = args[k];
     }

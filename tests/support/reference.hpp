@@ -58,24 +58,6 @@ class host_inputs {
   std::map<std::uintptr_t, allocation> allocations_;
 };
 
-/// Calls f(T{}) with T the C++ type that stores elements of dtype t.
-template <class F> decltype(auto) with_cpp_type(dtype t, F&& f) {
-  switch (t) {
-    case dtype::boolean: return f(bool{});
-    case dtype::int8: return f(std::int8_t{});
-    case dtype::uint8: return f(std::uint8_t{});
-    case dtype::int16: return f(std::int16_t{});
-    case dtype::int32: return f(std::int32_t{});
-    case dtype::uint32: return f(std::uint32_t{});
-    case dtype::int64: return f(std::int64_t{});
-    case dtype::uint64: return f(std::uint64_t{});
-    case dtype::float16: return f(jet::float16{});
-    case dtype::bfloat16: return f(jet::bfloat16{});
-    case dtype::float32: return f(float{});
-    default: return f(double{});
-  }
-}
-
 /// f(T{}) for the C++ type T of each dtype, in the enum's order: a table to index by dtype.
 template <class F> auto per_dtype(F f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {

@@ -33,6 +33,27 @@ constexpr typing resolve(rule r, int arity, const dtype* in, const bool* weak, d
   return t;
 }
 
+/// The dtypes an op accepts (ops.def's domain column).
+enum class domain { any, integral, floating, boolean };
+
+constexpr bool accepts(domain d, dtype t) {
+  switch (d) {
+    case domain::integral: return !is_floating(t);
+    case domain::floating: return is_floating(t);
+    case domain::boolean: return t == dtype::boolean;
+    case domain::any: break;
+  }
+  return true;
+}
+
+/// Whether an op of rule r and domain d accepts a node typed t: the dtypes its operands convert
+/// to (the ones it computes on), but a select's condition.
+constexpr bool accepts(domain d, rule r, int arity, const typing& t) {
+  for (int k = r == rule::select ? 1 : 0; k < arity; ++k)
+    if (!accepts(d, t.args[k])) return false;
+  return true;
+}
+
 /// The reductions' result rules (reductions.def).
 enum class reduction_rule { total, floating, same, logical };
 
