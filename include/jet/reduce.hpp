@@ -66,6 +66,25 @@ template <reduction_id R, class E> array<reduction_result_t<R, E>> reduce(const 
 #include <jet/reductions.def>
 #undef JET_REDUCTION
 
+/// One tag type per reduction of the table, and the list of all of them (as ops::for_each_op).
+namespace reductions {
+#define JET_REDUCTION(tag_, ...)                                             \
+  struct tag_ {                                                              \
+    static constexpr detail::reduction_id id = detail::reduction_id::tag_;   \
+    static constexpr const char* name = #tag_;                               \
+  };
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+
+/// Every reduction tag, in table order: the tests walk this list, so a reduction added to the
+/// table is tested.
+template <class F> constexpr void for_each_reduction(F&& f) {
+#define JET_REDUCTION(tag, ...) f(tag{});
+#include <jet/reductions.def>
+#undef JET_REDUCTION
+}
+}  // namespace reductions
+
 /// The sum of a * b (a and b broadcast as for `*`): one kernel that reads each once.
 template <jet_operand A, jet_operand B> auto dot(A&& a, B&& b) { return sum(std::forward<A>(a) * std::forward<B>(b)); }
 
