@@ -14,14 +14,12 @@
 
 namespace {
 
+using jet::test::desc_of;
+
 std::size_t count(const std::string& s, const std::string& what) {
   std::size_t n = 0;
   for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
   return n;
-}
-
-template <class E> const jet::detail::kernel_desc& desc_of(const E&) {
-  return jet::detail::kernel_of<jet::detail::roots<std::remove_cvref_t<E>>, jet::cpp_type<std::remove_cvref_t<E>::type>>::desc;
 }
 
 }  // namespace

@@ -13,9 +13,8 @@ namespace {
 
 template <class E> constexpr jet::dtype type_of(const E&) { return std::remove_cvref_t<E>::type; }
 
-template <class E> const jet::detail::kernel_desc& desc_of(const E&) {
-  return jet::detail::kernel_of<jet::detail::roots<std::remove_cvref_t<E>>, float>::desc;
-}
+// The kernels these tests describe store float32.
+template <class E> const jet::detail::kernel_desc& desc_of(const E& e) { return jet::test::desc_of<float>(e); }
 
 }  // namespace
 

@@ -27,10 +27,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <string>
@@ -66,7 +66,7 @@ class device_memory {
 
 std::vector<unsigned char> bytes_of(jet::dtype t, const std::vector<long double>& values) {
   std::vector<unsigned char> bytes(values.size() * jet::size_of(t));
-  jet::test::with_cpp_type(t, [&](auto x) {
+  jet::detail::visit_dtype(t, [&](auto x) {
     using T = decltype(x);
     for (std::size_t i = 0; i < values.size(); ++i) {
       const T v = static_cast<T>(values[i]);  // exact: the values were drawn in dtype t
@@ -79,7 +79,7 @@ std::vector<unsigned char> bytes_of(jet::dtype t, const std::vector<long double>
 // Element `index` of an array of dtype t. A bool is read as its byte: anything but 0 or 1 is wrong.
 long double value_at(jet::dtype t, const std::vector<unsigned char>& bytes, std::int64_t index) {
   if (t == jet::dtype::boolean) return bytes[index];
-  return jet::test::with_cpp_type(t, [&](auto x) {
+  return jet::detail::visit_dtype(t, [&](auto x) {
     decltype(x) v;
     std::memcpy(&v, &bytes[index * sizeof v], sizeof v);
     return static_cast<long double>(v);
@@ -167,14 +167,6 @@ case_outcome run_case(const random_expression& r) {
   return outcome;
 }
 
-// Cases the fuzzer failed on GPUs before, fixed since (tests/README.md, "Failures found and
-// fixed"); each seed replays its expression only with the generator it was found with, which
-// `cpu.fuzz case 6666222191528794832 ...` pins.
-constexpr std::uint64_t fixed_cases[] = {
-    6666222191528794832ull,   // out = b < clamp(pow(b, a), -relu(abs(b) + a), exp(a)): abs(int16 -32768) widened
-    18154564470890906082ull,  // out = sigmoid(exp(abs(a))): abs(int64 lowest) taken for positive
-};
-
 std::uint64_t environment_number(const char* name, std::uint64_t otherwise) {
   const char* v = std::getenv(name);
   return v && *v ? std::strtoull(v, nullptr, 0) : otherwise;
@@ -243,14 +235,23 @@ TEST_CASE("fuzz: random expressions, fused and unfused, against the float64 host
   CHECK(determined * 2 >= elements);  // the judge judged most elements
 }
 
+// The cases the fuzzer failed on GPUs before, fixed since (tests/README.md, "Failures found and
+// fixed"): each expression with the elements it got wrong, in the layouts it had.
 TEST_CASE("fuzz: the cases it failed before pass", "[gpu][fuzz]") {
-  jet::test::restore_disk_cache restore;
-  jet::set_disk_cache(false);
-  for (const std::uint64_t seed : fixed_cases) {
-    const random_expression r = jet::test::make_random_expression(seed);
-    INFO("JET_FUZZ_CASE=" << seed << "\n" << r.text());
-    const case_outcome outcome = run_case(r);
-    CHECK(outcome.failure == "");
-    CHECK(outcome.determined * 2 >= outcome.elements);
+  jet::test::host_inputs h;
+  SECTION("b < clamp(pow(b, a), -relu(abs(b) + a), exp(a)): abs of int16's lowest wraps before it widens") {
+    jet::array<std::int32_t> a_memory = h.upload(std::vector<std::int32_t>{-47, 1, 29, 65535, 32767, 2147483647});
+    const jet::view<std::int32_t> a = a_memory.slice(0, -1, std::numeric_limits<std::int64_t>::min(), -1);  // reversed
+    const jet::array<std::int16_t> b = h.upload(std::vector<std::int16_t>{-32768, -32768, -32768, -32768, 26, 34});
+    const auto e = b < jet::clamp(jet::pow(b, a), -jet::relu(jet::abs(b) + a), jet::exp(a));
+    CHECK(jet::test::check_against_reference(e, 6, h) == 0);
+    CHECK(jet::array<bool>(e).to_host() == std::vector<bool>{false, true, true, true, false, false});
+  }
+  SECTION("sigmoid(exp(abs(a))): abs of int64's lowest stays negative where it converts to float64") {
+    const std::int64_t lowest = std::numeric_limits<std::int64_t>::lowest();
+    const jet::array<std::int64_t> a = h.upload(std::vector<std::int64_t>{lowest, 12, 3, -24, 0, -1});
+    const auto e = jet::sigmoid(jet::exp(jet::abs(a)));
+    CHECK(jet::test::check_against_reference(e, 6, h) == 0);
+    CHECK(jet::array<double>(e).to_host()[0] == 0.5);  // exp(-2^63) is 0
   }
 }

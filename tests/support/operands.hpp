@@ -5,6 +5,7 @@
 #include <jet/jet.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace jet::test {
 
@@ -20,6 +21,13 @@ template <class Op, class A> auto apply_op(const A& a, const A& b, const A& c) {
   else if constexpr (Op::arity == 1) return jet::detail::make_apply<Op>(a);
   else if constexpr (Op::arity == 2) return jet::detail::make_apply<Op>(a, b);
   else return jet::detail::make_apply<Op>(a, b, c);
+}
+
+/// The description of the kernel that stores e into an array of Out (by default, of e's dtype).
+template <class Out = void, class E> const jet::detail::kernel_desc& desc_of(const E&) {
+  using expression = std::remove_cvref_t<E>;
+  using stored = std::conditional_t<std::is_void_v<Out>, jet::cpp_type<expression::type>, Out>;
+  return jet::detail::kernel_of<jet::detail::roots<expression>, stored>::desc;
 }
 
 }  // namespace jet::test
