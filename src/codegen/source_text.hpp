@@ -23,10 +23,10 @@ template <class F> std::string join(unsigned count, F f) {
 // preprocessor line (#pragma unroll) starts at column 0, and an empty line is empty.
 //
 //   source_writer w;
-//   w.open("if (i < n) {");         // the line, and what follows a block deeper
+//   w.open("if (i < n) {");            // the line, and what follows a block deeper
 //   w.line("out0[i] = ", value, ";");  // pieces: text or numbers
-//   w.close();                      // "}", a block out
-//   w.raw(R"cuda(...)cuda");        // fixed lines, each indented as line() indents it
+//   w.close();                         // "}", a block out
+//   w.raw(R"cuda(...)cuda");           // fixed lines, each indented as line() indents it
 //   return w.take();
 class source_writer {
  public:
