@@ -6,96 +6,134 @@
 #include "codegen/source_text.hpp"
 #include "codegen/spelling.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace jet::detail {
 namespace {
 
-std::string tiled_body(const kernel_parts& parts) {
+// One tile of edge x edge elements of the two inner dimensions per block (rows along the outer of
+// the two, columns along the inner), its batch dimensions unravelled from the block's number. A
+// warp reads or writes a row of the tile for the direct (gather) operands, whose steps along the
+// index space's inner dimension are short, and a column of it for the transposed ones, whose
+// contiguous dimension is the outer one: both are coalesced, and a transposed operand's column
+// goes through a shared tile to the threads that compute its elements.
+struct tile_operand {
+  std::string pointer, strides, base, tile, type;
+  bool transposed, counter;
+};
+
+// What the parts of a tiled kernel's body share: its operands, and where each element is.
+struct tiled_context {
+  const kernel_parts& parts;
+  std::string outer, inner;  // the two inner dimensions' numbers
+  std::vector<tile_operand> ins, outs;
+
+  // An operand's offset and element at row r, column c of the tile.
+  std::string offset(const tile_operand& o) const {
+    return o.base + " + r * " + o.strides + ".s[" + outer + "] + c * " + o.strides + ".s[" + inner + "]";
+  }
+  std::string element(const tile_operand& o) const { return o.pointer + "[" + offset(o) + "]"; }
+};
+
+// A loop over this thread's elements of the tile whose body runs only inside the index space.
+void pass(source_writer& w, bool along_columns, const std::function<void()>& body) {
+  w.line("#pragma unroll");
+  w.open("for (unsigned p = 0; p < passes; ++p) {");
+  w.line(along_columns ? "const unsigned r = lane, c = first + p * rows;" : "const unsigned r = first + p * rows, c = lane;");
+  w.open("if (r < rows_in && c < columns_in) {");
+  body();
+  w.close();
+  w.close();
+}
+
+// The tile's place: its first element's multi-index, how much of it is inside the index space,
+// each operand's offset there, and the shared tiles of the transposed operands.
+void tile_start(source_writer& w, const tiled_context& t) {
+  const kernel_parts& parts = t.parts;
+  const std::string &rank = parts.rank, &outer = t.outer, &inner = t.inner;
+  w.line("constexpr unsigned threads = ", tile_threads, ", edge = ", tile_edge,
+         ", rows = threads / edge, passes = edge / rows;  // rows of the tile per pass");
+  parts.declare_index(w);
+  w.line("jet_extents<", rank, "> tiles = extents;");
+  w.line("tiles.e[", outer, "] = (extents.e[", outer, "] + edge - 1) / edge;");
+  w.line("tiles.e[", inner, "] = (extents.e[", inner, "] + edge - 1) / edge;");
+  w.line("index idx[", rank, "];  // the tile's first element");
+  w.line("jet_unravel<index, ", rank, ">(index(blockIdx.x), tiles, idx);");
+  w.line("idx[", outer, "] *= edge;");
+  w.line("idx[", inner, "] *= edge;");
+  w.line("// the tile's rows and columns inside the index space: fewer than edge at its far edges");
+  w.line("const index rows_in = extents.e[", outer, "] - idx[", outer, "], columns_in = extents.e[", inner, "] - idx[",
+         inner, "];");
+  w.line("const unsigned lane = threadIdx.x % edge, first = threadIdx.x / edge;");
+  for (const auto* group : {&t.outs, &t.ins})
+    for (const tile_operand& o : *group) w.line("const long long ", o.base, " = jet_offset(idx, ", o.strides, ");");
+  w.line("// shared tiles [column][row], padded so that a warp reading a row of one meets each bank once");
+  for (const auto* group : {&t.ins, &t.outs})
+    for (const tile_operand& o : *group)
+      if (o.transposed) w.line("__shared__ ", o.type, " ", o.tile, "[edge][edge + 1];");
+}
+
+void tiled_body(source_writer& w, const kernel_parts& parts) {
   const kernel_desc& d = parts.d;
   const variant_key& v = parts.v;
   const unsigned inputs = parts.inputs;
-  const std::string& rank = parts.rank;
-  const std::string outer = number(v.rank - 2u), inner = number(v.rank - 1u);
-  struct operand_names {
-    std::string pointer, strides, base, tile, type;
-    bool transposed, counter;
-  };
-  // An operand's offset and element at row r, column c of the tile.
-  auto offset = [&](const operand_names& o) {
-    return o.base + " + r * " + o.strides + ".s[" + outer + "] + c * " + o.strides + ".s[" + inner + "]";
-  };
-  auto element = [&](const operand_names& o) { return o.pointer + "[" + offset(o) + "]"; };
-  std::vector<operand_names> ins, outs;
+  tiled_context t{parts, number(v.rank - 2u), number(v.rank - 1u), {}, {}};
   for (unsigned k = 0; k < inputs; ++k) {
     const std::string kk = number(k);
-    ins.push_back({"in" + kk, "is" + kk, "base_in" + kk, "tile_in" + kk, parts.in_type(k),
-                   v.input_access[k] == access::transposed, parts.counter_input(k)});
+    t.ins.push_back({"in" + kk, "is" + kk, "base_in" + kk, "tile_in" + kk, parts.in_type(k),
+                     v.input_access[k] == access::transposed, parts.counter_input(k)});
   }
   for (unsigned k = 0; k < d.out_count; ++k) {
     const std::string kk = number(k);
-    outs.push_back({"out" + kk, "os" + kk, "base_out" + kk, "tile_out" + kk, parts.out_type(k),
-                    v.output_access[k] == access::transposed, false});
+    t.outs.push_back({"out" + kk, "os" + kk, "base_out" + kk, "tile_out" + kk, parts.out_type(k),
+                      v.output_access[k] == access::transposed, false});
   }
-  // A loop over this thread's elements of the tile whose body runs only inside the index space.
-  auto pass = [](bool along_columns, const std::string& body) {
-    return std::string("#pragma unroll\n  for (unsigned p = 0; p < passes; ++p) {\n") +
-           (along_columns ? "    const unsigned r = lane, c = first + p * rows;\n"
-                          : "    const unsigned r = first + p * rows, c = lane;\n") +
-           "    if (r < rows_in && c < columns_in) {\n" + body + "    }\n  }\n";
+  const std::vector<tile_operand>& ins = t.ins;
+  const std::vector<tile_operand>& outs = t.outs;
+  auto any_transposed = [](const std::vector<tile_operand>& group, bool transposed) {
+    for (const tile_operand& o : group)
+      if (o.transposed == transposed) return true;
+    return false;
   };
+  tile_start(w, t);
 
-  std::string src = "  constexpr unsigned threads = " + number(tile_threads) + ", edge = " + number(tile_edge) +
-                    ", rows = threads / edge, passes = edge / rows;  // rows of the tile per pass\n";
-  src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
-  src += "  jet_extents<" + rank + "> tiles = extents;\n";
-  src += "  tiles.e[" + outer + "] = (extents.e[" + outer + "] + edge - 1) / edge;\n";
-  src += "  tiles.e[" + inner + "] = (extents.e[" + inner + "] + edge - 1) / edge;\n";
-  src += "  index idx[" + rank + "];  // the tile's first element\n";
-  src += "  jet_unravel<index, " + rank + ">(index(blockIdx.x), tiles, idx);\n";
-  src += "  idx[" + outer + "] *= edge;\n  idx[" + inner + "] *= edge;\n";
-  src += "  // the tile's rows and columns inside the index space: fewer than edge at its far edges\n";
-  src += "  const index rows_in = extents.e[" + outer + "] - idx[" + outer + "], columns_in = extents.e[" + inner +
-         "] - idx[" + inner + "];\n";
-  src += "  const unsigned lane = threadIdx.x % edge, first = threadIdx.x / edge;\n";
-  for (const auto* group : {&outs, &ins})
-    for (const operand_names& o : *group) src += "  const long long " + o.base + " = jet_offset(idx, " + o.strides + ");\n";
-  src += "  // shared tiles [column][row], padded so that a warp reading a row of one meets each bank once\n";
-  for (const auto* group : {&ins, &outs})
-    for (const operand_names& o : *group)
-      if (o.transposed) src += "  __shared__ " + o.type + " " + o.tile + "[edge][edge + 1];\n";
-
-  std::string loads, registers;
+  const bool shared_loads = any_transposed(ins, true);
+  if (shared_loads)
+    pass(w, true, [&] {
+      for (const tile_operand& o : ins)
+        if (o.transposed) w.line(o.tile, "[c][r] = ", t.element(o), ";");
+    });
   for (unsigned k = 0; k < inputs; ++k)
-    if (ins[k].transposed) loads += "      " + ins[k].tile + "[c][r] = " + element(ins[k]) + ";\n";
-  if (!loads.empty()) src += pass(true, loads);
-  for (unsigned k = 0; k < inputs; ++k) {
-    if (ins[k].transposed) continue;
-    src += "  " + ins[k].type + " v" + number(k) + "[passes];\n";
-    registers += "      v" + number(k) + "[p] = " + (ins[k].counter ? offset(ins[k]) : element(ins[k])) + ";\n";
+    if (!ins[k].transposed) w.line(ins[k].type, " v", k, "[passes];");
+  if (any_transposed(ins, false)) {
+    w.line("// every load of the tile is in flight before the barrier");
+    pass(w, false, [&] {
+      for (unsigned k = 0; k < inputs; ++k)
+        if (!ins[k].transposed) w.line("v", k, "[p] = ", ins[k].counter ? t.offset(ins[k]) : t.element(ins[k]), ";");
+    });
   }
-  if (!registers.empty()) src += "  // every load of the tile is in flight before the barrier\n" + pass(false, registers);
-  if (!loads.empty()) src += "  __syncthreads();\n";
+  if (shared_loads) w.line("__syncthreads();");
 
-  std::string compute;
-  for (unsigned k = 0; k < d.out_count; ++k) compute += "      " + outs[k].type + " result" + number(k) + ";\n";
-  const std::string values = join(inputs, [&](unsigned k) { return ins[k].transposed ? ins[k].tile + "[c][r]" : "v" + number(k) + "[p]"; });
-  compute += "      jet_element(" + join(d.out_count, [](unsigned k) { return "result" + number(k); }) +
-             (inputs ? ", " + values : values) + parts.scalar_args() + ");\n";
-  std::string stores;
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    const std::string result = "result" + number(k);
-    if (outs[k].transposed) {
-      compute += "      " + outs[k].tile + "[c][r] = " + result + ";\n";
-      stores += "      " + element(outs[k]) + " = " + outs[k].tile + "[c][r];\n";
-    } else {
-      compute += "      " + element(outs[k]) + " = " + result + ";\n";
+  pass(w, false, [&] {
+    for (unsigned k = 0; k < d.out_count; ++k) w.line(outs[k].type, " result", k, ";");
+    const std::string values =
+        join(inputs, [&](unsigned k) { return ins[k].transposed ? ins[k].tile + "[c][r]" : "v" + number(k) + "[p]"; });
+    w.line("jet_element(", join(d.out_count, [](unsigned k) { return "result" + number(k); }), inputs ? ", " : "", values,
+           parts.scalar_args(), ");");
+    for (unsigned k = 0; k < d.out_count; ++k) {
+      if (outs[k].transposed) w.line(outs[k].tile, "[c][r] = result", k, ";");
+      else w.line(t.element(outs[k]), " = result", k, ";");
     }
+  });
+  if (any_transposed(outs, true)) {
+    w.line("__syncthreads();");
+    pass(w, true, [&] {
+      for (const tile_operand& o : outs)
+        if (o.transposed) w.line(t.element(o), " = ", o.tile, "[c][r];");
+    });
   }
-  src += pass(false, compute);
-  if (!stores.empty()) src += "  __syncthreads();\n" + pass(true, stores);
-  return src + "}\n";
 }
 
 // A chunk of the index space's inner dimension (a row) per block, for rows at least a block's
@@ -126,59 +164,89 @@ struct rows_context {
     return column;  // linear or unit
   }
   // `const float* __restrict__ in0_row = in0 + ...`, or `long long in2_row = ...` for a counter.
-  std::string pointer(const row_operand& o, bool output, const std::string& what, const std::string& value) const {
+  void pointer(source_writer& w, const row_operand& o, bool output, const std::string& what, const std::string& value) const {
     const std::string type = o.counter ? "long long" : (output ? "" : "const ") + o.type + "*" + parts.restrict_;
-    return "    " + type + " " + what + " = " + value + ";\n";
+    w.line(type, " ", what, " = ", value, ";");
   }
 };
 
-// The branch for a full chunk of a row (rows_body writes the other): this thread's k-th vector at
+// A full chunk of a row (rows_body writes the branch, rows_last_chunk the other): this thread's k-th vector at
 // column c + k * threads * vec, every load in flight before the first use.
-std::string rows_full_chunk(const rows_context& r) {
+void rows_full_chunk(source_writer& w, const rows_context& r) {
   const kernel_parts& parts = r.parts;
   const kernel_desc& d = parts.d;
   const std::vector<row_operand>& ins = r.ins;
   const std::vector<row_operand>& outs = r.outs;
-  std::string src;
-  src += "    if (columns - first >= chunk) {\n";
-  src += "      const index c = first + threadIdx.x * vec;\n";
+  w.line("const index c = first + threadIdx.x * vec;");
   for (const auto* group : {&outs, &ins})
-    for (const row_operand& o : *group) src += "  " + r.pointer(o, group == &outs, o.at(), o.row() + " + " + r.along(o, "c"));
-  src += "#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k) {\n";
+    for (const row_operand& o : *group) r.pointer(w, o, group == &outs, o.at(), o.row() + " + " + r.along(o, "c"));
+  w.line("#pragma unroll");
+  w.open("for (unsigned k = 0; k < ilp; ++k) {");
   for (unsigned k = 0; k < parts.inputs; ++k) {
     const row_operand& o = ins[k];
-    const std::string vk = "v" + number(k) + "[k]", vt = kernel_parts::vec_type(o.type);
-    if (o.counter)
-      src += "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j) " + vk + ".v[j] = " + o.at() + " + " +
-             r.along(o, "k * threads * vec + j") + ";\n";
-    else if (o.how == access::broadcast)
-      src += "        { const " + o.type + " b = *" + o.at() + ";\n#pragma unroll\n          for (unsigned j = 0; j < vec; ++j) " +
-             vk + ".v[j] = b; }\n";
-    else if (o.how == access::gather)
-      src += "        " + vk + ".v[0] = " + o.at() + "[" + r.along(o, "k * threads * vec") + "];\n";
-    else
-      src += "        " + vk + " = *reinterpret_cast<const " + vt + "*>(" + o.at() + " + k * threads * vec);\n";
+    const std::string vk = "v" + number(k) + "[k]";
+    if (o.counter) {
+      w.line("#pragma unroll");
+      w.line("for (unsigned j = 0; j < vec; ++j) ", vk, ".v[j] = ", o.at(), " + ", r.along(o, "k * threads * vec + j"), ";");
+    } else if (o.how == access::broadcast) {
+      w.line("{ const ", o.type, " b = *", o.at(), ";");
+      w.line("#pragma unroll");
+      w.line("  for (unsigned j = 0; j < vec; ++j) ", vk, ".v[j] = b; }");
+    } else if (o.how == access::gather) {
+      w.line(vk, ".v[0] = ", o.at(), "[", r.along(o, "k * threads * vec"), "];");
+    } else {
+      w.line(vk, " = *reinterpret_cast<const ", kernel_parts::vec_type(o.type), "*>(", o.at(), " + k * threads * vec);");
+    }
   }
-  src += "      }\n#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k) {\n";
-  for (unsigned k = 0; k < d.out_count; ++k) src += "        " + kernel_parts::vec_type(outs[k].type) + " r" + number(k) + ";\n";
-  src += "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j)\n          jet_element(" +
-         join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) + parts.tile_args() + ");\n";
+  w.close();
+  w.line("#pragma unroll");
+  w.open("for (unsigned k = 0; k < ilp; ++k) {");
+  for (unsigned k = 0; k < d.out_count; ++k) w.line(kernel_parts::vec_type(outs[k].type), " r", k, ";");
+  w.line("#pragma unroll");
+  w.line("for (unsigned j = 0; j < vec; ++j)");
+  w.line("  jet_element(", join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }), parts.tile_args(), ");");
   for (unsigned k = 0; k < d.out_count; ++k) {
     const row_operand& o = outs[k];
-    const std::string rk = "r" + number(k);
-    if (o.how == access::gather)
-      src += "        " + o.at() + "[" + r.along(o, "k * threads * vec") + "] = " + rk + ".v[0];\n";
-    else
-      src += "        *reinterpret_cast<" + kernel_parts::vec_type(o.type) + "*>(" + o.at() + " + k * threads * vec) = " + rk + ";\n";
+    if (o.how == access::gather) w.line(o.at(), "[", r.along(o, "k * threads * vec"), "] = r", k, ".v[0];");
+    else w.line("*reinterpret_cast<", kernel_parts::vec_type(o.type), "*>(", o.at(), " + k * threads * vec) = r", k, ";");
   }
-  src += "      }\n";
-  return src;
+  w.close();
 }
 
-std::string rows_body(const kernel_parts& parts) {
+// A row's last chunk: element j of this thread's k-th vector at column c, masked.
+void rows_last_chunk(source_writer& w, const rows_context& r) {
+  const kernel_parts& parts = r.parts;
+  const kernel_desc& d = parts.d;
+  auto each_element = [&](const std::function<void()>& body) {
+    w.line("#pragma unroll");
+    w.line("for (unsigned k = 0; k < ilp; ++k)");
+    w.line("#pragma unroll");
+    w.indent();
+    w.open("for (unsigned j = 0; j < vec; ++j) {");
+    w.line("const index c = first + threadIdx.x + (k * vec + j) * threads;");
+    w.open("if (c < columns) {");
+    body();
+    w.close();
+    w.close();
+    w.outdent();
+  };
+  each_element([&] {
+    for (unsigned k = 0; k < parts.inputs; ++k) {
+      const row_operand& o = r.ins[k];
+      const std::string at = r.along(o, "c");
+      w.line("v", k, "[k].v[j] = ", o.counter ? o.row() + " + " + at : o.row() + "[" + at + "]", ";");
+    }
+  });
+  each_element([&] {
+    for (unsigned k = 0; k < d.out_count; ++k) w.line(r.outs[k].type, " r", k, ";");
+    w.line("jet_element(", join(d.out_count, [](unsigned k) { return std::string("r").append(number(k)); }), parts.tile_args(), ");");
+    for (unsigned k = 0; k < d.out_count; ++k) w.line(r.outs[k].row(), "[", r.along(r.outs[k], "c"), "] = r", k, ";");
+  });
+}
+
+void rows_body(source_writer& w, const kernel_parts& parts) {
   const kernel_desc& d = parts.d;
   const variant_key& v = parts.v;
-  const kernel_shape shape = shape_of(v);
   const std::string& rank = parts.rank;
   const std::string inner = number(v.rank - 1u);
   rows_context r{parts, inner, {}, {}};
@@ -186,51 +254,87 @@ std::string rows_body(const kernel_parts& parts) {
     r.ins.push_back({"in" + number(k), "is" + number(k), parts.in_type(k), v.input_access[k], parts.counter_input(k)});
   for (unsigned k = 0; k < d.out_count; ++k)
     r.outs.push_back({"out" + number(k), "os" + number(k), parts.out_type(k), v.output_access[k], false});
-  const std::vector<row_operand>& ins = r.ins;
-  const std::vector<row_operand>& outs = r.outs;
 
-  std::string src = "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
-                    ", vec = " + number(shape.vec) + ", chunk = threads * ilp * vec;\n";
-  src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
-  src += "  const index columns = index(extents.e[" + inner + "]);\n";
-  src += "  index rows = 1;  // the product of every extent but the inner one\n";
-  src += "#pragma unroll\n  for (int d = 0; d < " + inner + "; ++d) rows *= index(extents.e[d]);\n";
-  src += "  jet_extents<" + rank + "> row_extents = extents;\n";
-  src += "  row_extents.e[" + inner + "] = 1;  // a row's multi-index is 0 in the inner dimension\n";
-  src += "  const index first = index(blockIdx.x) * chunk;  // the chunk's first column\n";
-  for (unsigned k = 0; k < parts.inputs; ++k) src += "  " + kernel_parts::vec_type(ins[k].type) + " v" + number(k) + "[ilp];\n";
-  src += "  for (index row = blockIdx.y; row < rows; row += gridDim.y) {\n";
-  src += "    index idx[" + rank + "];\n    jet_unravel<index, " + rank + ">(row, row_extents, idx);\n";
-  for (const auto* group : {&outs, &ins})
+  declare_shape(w, shape_of(v), "chunk");
+  parts.declare_index(w);
+  w.line("const index columns = index(extents.e[", inner, "]);");
+  w.line("index rows = 1;  // the product of every extent but the inner one");
+  w.line("#pragma unroll");
+  w.line("for (int d = 0; d < ", inner, "; ++d) rows *= index(extents.e[d]);");
+  w.line("jet_extents<", rank, "> row_extents = extents;");
+  w.line("row_extents.e[", inner, "] = 1;  // a row's multi-index is 0 in the inner dimension");
+  w.line("const index first = index(blockIdx.x) * chunk;  // the chunk's first column");
+  for (unsigned k = 0; k < parts.inputs; ++k) w.line(kernel_parts::vec_type(r.ins[k].type), " v", k, "[ilp];");
+  w.open("for (index row = blockIdx.y; row < rows; row += gridDim.y) {");
+  w.line("index idx[", rank, "];");
+  w.line("jet_unravel<index, ", rank, ">(row, row_extents, idx);");
+  for (const auto* group : {&r.outs, &r.ins})
     for (const row_operand& o : *group) {
       const std::string offset = o.how == access::linear ? "(long long)row * columns" : "jet_offset(idx, " + o.strides + ")";
-      src += r.pointer(o, group == &outs, o.row(), o.counter ? offset : o.name + " + " + offset);
+      r.pointer(w, o, group == &r.outs, o.row(), o.counter ? offset : o.name + " + " + offset);
     }
+  w.open("if (columns - first >= chunk) {");
+  rows_full_chunk(w, r);
+  w.reopen("} else {");
+  rows_last_chunk(w, r);
+  w.close();
+  w.close();
+}
 
-  src += rows_full_chunk(r);
+// Blocks below n / tile take a full tile each; the others, after them, an element per thread.
+// No loop: NVVM and ptxas compile a loop, even one that runs once, slower than straight code.
+// The count fits in 32 bits, as a grid has fewer than 2^31 blocks (and the test is shorter).
+void linear_body(source_writer& w, const kernel_parts& parts) {
+  const kernel_desc& d = parts.d;
+  const variant_key& v = parts.v;
+  const kernel_shape shape = shape_of(v);
+  bool outputs_strided = false;
+  for (unsigned k = 0; k < d.out_count; ++k) outputs_strided |= v.output_access[k] != access::linear;
+  declare_shape(w, shape, "tile");
+  if (parts.indexed) parts.declare_index(w);
+  w.line("const unsigned full = n / tile;  // the full tiles, one block each");
+  w.open("if (blockIdx.x < full) {");
+  w.line("// a full tile: no mask; every load of the thread is in flight before the first use");
+  w.line("const unsigned long long base = (unsigned long long)blockIdx.x * tile;  // pid * BLOCK");
+  parts.tile_loads(w, shape);
+  w.unrolled("k", shape.ilp, [&] {
+    w.line("const unsigned long long i = base + (k * threads + threadIdx.x) * vec;");
+    if (outputs_strided) parts.unravel(w);
+    for (unsigned k = 0; k < d.out_count; ++k) w.line(kernel_parts::vec_type(parts.out_type(k)), " r", k, ";");
+    w.unrolled_statement(
+        "j", shape.vec,
+        "jet_element(" + join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) + parts.tile_args() + ");");
+    for (unsigned k = 0; k < d.out_count; ++k) {
+      const std::string kk = number(k), vt = kernel_parts::vec_type(parts.out_type(k));
+      switch (v.output_access[k]) {
+        case access::linear: w.line("*reinterpret_cast<", vt, "*>(out", kk, " + i) = r", kk, ";"); break;
+        case access::unit: w.line("*reinterpret_cast<", vt, "*>(out", kk, " + jet_offset(idx, os", kk, ")) = r", kk, ";"); break;
+        default: w.line("out", kk, "[jet_offset(idx, os", kk, ")] = r", kk, ".v[0];"); break;
+      }
+    }
+  });
+  w.reopen("} else {");
+  w.line("// the last tile, an element per thread: offsets = base + arange, mask = offsets < n");
+  w.line("const unsigned long long i = (unsigned long long)full * tile + (blockIdx.x - full) * threads + threadIdx.x;");
+  w.open("if (i < n) {");
+  parts.unravel(w);
+  const std::string outputs = join(d.out_count, [&](unsigned k) {
+    const std::string kk = number(k);
+    return "out" + kk + "[" + (v.output_access[k] == access::linear ? "i" : "jet_offset(idx, os" + kk + ")") + "]";
+  });
+  w.line("jet_element(", outputs, parts.element_args([&](unsigned k) { return parts.strided_offset(k); }), ");");
+  w.close();
+  w.close();
+}
 
-  // The row's last chunk: element j of this thread's k-th vector at column c, masked.
-  const std::string column = "          const index c = first + threadIdx.x + (k * vec + j) * threads;\n";
-  auto each_element = [&](const std::string& body) {
-    return "#pragma unroll\n      for (unsigned k = 0; k < ilp; ++k)\n#pragma unroll\n        for (unsigned j = 0; j < vec; ++j) {\n" +
-           column + "          if (c < columns) {\n" + body + "          }\n        }\n";
-  };
-  src += "    } else {\n";
-  std::string loads;
-  for (unsigned k = 0; k < parts.inputs; ++k) {
-    const row_operand& o = ins[k];
-    const std::string at = r.along(o, "c");
-    loads += "            v" + number(k) + "[k].v[j] = " + (o.counter ? o.row() + " + " + at : o.row() + "[" + at + "]") + ";\n";
+// Parameters: outputs (each with its strides when not linear), then kernel_parts::open_kernel's.
+std::string output_params(const kernel_parts& parts) {
+  std::string params;
+  for (unsigned k = 0; k < parts.d.out_count; ++k) {
+    params += (k ? ", " : "") + parts.out_type(k) + "*" + parts.restrict_ + " out" + number(k);
+    if (parts.v.output_access[k] != access::linear) params += ", const jet_strides<" + parts.rank + "> os" + number(k);
   }
-  src += each_element(loads);
-  std::string compute;
-  for (unsigned k = 0; k < d.out_count; ++k) compute += "            " + outs[k].type + " r" + number(k) + ";\n";
-  compute += "            jet_element(" + join(d.out_count, [](unsigned k) { return "r" + number(k); }) + parts.tile_args() + ");\n";
-  for (unsigned k = 0; k < d.out_count; ++k)
-    compute += "            " + outs[k].row() + "[" + r.along(outs[k], "c") + "] = r" + number(k) + ";\n";
-  src += each_element(compute);
-  src += "    }\n  }\n}\n";
-  return src;
+  return params;
 }
 
 }  // namespace
@@ -238,65 +342,14 @@ std::string rows_body(const kernel_parts& parts) {
 std::string generate_source(const kernel_desc& d, const variant_key& v) {
   if (d.reduction != reduction_id::none) return generate_reduction_source(d, v);
   const kernel_parts parts{d, v};
-  const kernel_shape shape = shape_of(v);
-  auto out_type = [&](unsigned k) { return parts.out_type(k); };
-  bool outputs_strided = false;
-  for (unsigned k = 0; k < d.out_count; ++k) outputs_strided |= v.output_access[k] != access::linear;
-  std::string src = parts.prelude(join(d.out_count, [&](unsigned k) { return std::string(name(d.out_types[k])); }));
-
-  // Parameters: outputs, distinct inputs (each with its strides when not linear), scalars, n, and
-  // the index space's extents when an operand is strided.
-  std::string params;
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    params += (k ? ", " : "") + out_type(k) + "*" + parts.restrict_ + " out" + number(k);
-    if (v.output_access[k] != access::linear) params += ", const jet_strides<" + parts.rank + "> os" + number(k);
-  }
-  params += parts.input_params() + ", const unsigned long long n";
-  if (parts.indexed) params += ", const jet_extents<" + parts.rank + "> extents";
-
-  src += "extern \"C\" __global__ void __launch_bounds__(" + number(v.tiled ? tile_threads : shape.threads) + ")\n";
-  src += std::string(kernel_name) + "(" + params + ") {\n";
-  if (v.tiled) return src + tiled_body(parts);
-  if (v.rows) return src + rows_body(parts);
-  src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
-         ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
-  if (parts.indexed) src += std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
-  // Blocks below n / tile take a full tile each; the others, after them, an element per thread.
-  // No loop: NVVM and ptxas compile a loop, even one that runs once, slower than straight code.
-  // The count fits in 32 bits, as a grid has fewer than 2^31 blocks (and the test is shorter).
-  src += "  const unsigned full = n / tile;  // the full tiles, one block each\n";
-  src += "  if (blockIdx.x < full) {\n";
-  src += "    // a full tile: no mask; every load of the thread is in flight before the first use\n";
-  src += "    const unsigned long long base = (unsigned long long)blockIdx.x * tile;  // pid * BLOCK\n";
-  src += parts.tile_loads(shape);
-  std::string body = "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
-  if (outputs_strided) body += parts.unravel("      ");
-  for (unsigned k = 0; k < d.out_count; ++k) body += "      " + kernel_parts::vec_type(out_type(k)) + " r" + number(k) + ";\n";
-  body += unrolled_statement("j", shape.vec, "      ", "jet_element(" + join(d.out_count, [](unsigned k) {
-                                return "r" + number(k) + ".v[j]";
-                              }) + parts.tile_args() + ");");
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    const std::string kk = number(k), vt = kernel_parts::vec_type(out_type(k));
-    switch (v.output_access[k]) {
-      case access::linear: body += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + i) = r" + kk + ";\n"; break;
-      case access::unit:
-        body += "      *reinterpret_cast<" + vt + "*>(out" + kk + " + jet_offset(idx, os" + kk + ")) = r" + kk + ";\n";
-        break;
-      default: body += "      out" + kk + "[jet_offset(idx, os" + kk + ")] = r" + kk + ".v[0];\n"; break;
-    }
-  }
-  src += unrolled("k", shape.ilp, "    ", body);
-  src += "  } else {\n";
-  src += "    // the last tile, an element per thread: offsets = base + arange, mask = offsets < n\n";
-  src += "    const unsigned long long i = (unsigned long long)full * tile + (blockIdx.x - full) * threads + threadIdx.x;\n";
-  src += "    if (i < n) {\n";
-  src += parts.unravel("      ");
-  src += "      jet_element(" + join(d.out_count, [&](unsigned k) {
-           const std::string kk = number(k);
-           return "out" + kk + "[" + (v.output_access[k] == access::linear ? "i" : "jet_offset(idx, os" + kk + ")") + "]";
-         }) + parts.element_args([&](unsigned k) { return parts.strided_offset(k); }) + ");\n";
-  src += "    }\n  }\n}\n";
-  return src;
+  source_writer w;
+  parts.prelude(w, join(d.out_count, [&](unsigned k) { return std::string(name(d.out_types[k])); }));
+  parts.open_kernel(w, v.tiled ? tile_threads : shape_of(v).threads, output_params(parts), "");
+  if (v.tiled) tiled_body(w, parts);
+  else if (v.rows) rows_body(w, parts);
+  else linear_body(w, parts);
+  w.close();
+  return w.take();
 }
 
 }  // namespace jet::detail

@@ -36,7 +36,6 @@ std::string operand(const kernel_desc& d, const variant_key& v, const node& n, i
   return (floating_to_integer ? "jet_convert<" : "static_cast<") + value_type(to) + ">(" + name + ")";
 }
 
-
 // The dtype of scalar slot k.
 dtype scalar_type(const kernel_desc& d, unsigned k) {
   unsigned i = 0;
@@ -66,44 +65,20 @@ template <class I, int R> __device__ __forceinline__ long long jet_offset(const 
 }
 )cuda";
 
-}  // namespace
-
-dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k) {
-  unsigned slot = 0;
-  while (v.unique_of[slot] != k) ++slot;
-  return d.input_types[slot];
-}
-
-
-std::string kernel_parts::prelude(const std::string& what) const {
-  std::string src = "// jet kernel: " + describe(d) + " -> " + what + "\n";
-  src += "// variant: vec " + number(v.vec) + ", rank " + rank + ", inputs (" +
-         join(inputs, [&](unsigned k) { return std::string(access_name(v.input_access[k])); }) + "), outputs (" +
-         join(d.out_count, [&](unsigned k) { return std::string(access_name(v.output_access[k])); }) + ")" +
-         (indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "") +
-         (v.out_aliases_input ? ", an output aliases an input" : "") +
-         (v.tiled ? ", tiles of the two inner dimensions" : "") + (v.rows ? ", chunks of a row per block" : "") + "\n";
-  src += "template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };\n";
-  for (const float16_format& f : float16_formats)
-    if (uses_dtype(d, f.type)) src += conversion_functions(f);
-  if (indexed) src += index_helpers;
-
-  src += op_helpers;
-  bool used[std::size(spellings)] = {};
-  for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
-  for (std::size_t op = 0; op < std::size(spellings); ++op)
-    if (used[op] && !spellings[op].cuda.empty()) src += op_function(spellings[op]);  // leaves and user functions have none
-  for (unsigned k = 0; k < d.function_count; ++k) src += user_function_source(*d.functions[k]);
-
-  // A 16-bit input arrives as its bits (stored_xK) and is widened once.
+// jet_element(outputs, inputs, scalars): a 16-bit input arrives as its bits (stored_xK) and is
+// widened once; then one named temporary per node, and each output converted as stored.
+void element_function(source_writer& w, const kernel_parts& p) {
+  const kernel_desc& d = p.d;
+  const variant_key& v = p.v;
   auto input_name = [&](unsigned k) { return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + number(k); };
-  std::string element_params = join(d.out_count, [&](unsigned k) { return out_type(k) + "& o" + number(k); });
-  for (unsigned k = 0; k < inputs; ++k) element_params += ", " + in_type(k) + " " + input_name(k);
-  for (unsigned k = 0; k < d.scalar_count; ++k) element_params += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
-  src += "\n__device__ __forceinline__ void jet_element(" + element_params + ") {\n";
-  for (unsigned k = 0; k < inputs; ++k)
+  std::string params = join(d.out_count, [&](unsigned k) { return p.out_type(k) + "& o" + number(k); });
+  for (unsigned k = 0; k < p.inputs; ++k) params += ", " + p.in_type(k) + " " + input_name(k);
+  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
+  w.line();
+  w.open("__device__ __forceinline__ void jet_element(", params, ") {");
+  for (unsigned k = 0; k < p.inputs; ++k)
     if (stored_as_bits(distinct_type(d, v, k)))
-      src += "  const float x" + number(k) + " = " + widened(distinct_type(d, v, k), input_name(k)) + ";\n";
+      w.line("const float x", k, " = ", widened(distinct_type(d, v, k), input_name(k)), ";");
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
     if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter) continue;
@@ -114,17 +89,49 @@ std::string kernel_parts::prelude(const std::string& what) const {
     call += ")";
     // Only a cast rounds to a 16-bit type inside an expression: other 16-bit nodes keep float32.
     if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
-    src += "  const " + value_type(n.type) + " t" + number(i) + " = " + call + ";\n";
+    w.line("const ", value_type(n.type), " t", i, " = ", call, ";");
   }
   for (unsigned k = 0; k < d.out_count; ++k) {
     // A 16-bit float is rounded from float32; any other conversion goes through jet_convert.
     const std::string value = value_name(d, v, d.out_nodes[k]);
     const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
     const std::string stored = stored_as_bits(d.out_types[k]) ? rounded(d.out_types[k], value)
-                               : converts ? "jet_convert<" + out_type(k) + ">(" + value + ")" : value;
-    src += "  o" + number(k) + " = " + stored + ";\n";
+                               : converts ? "jet_convert<" + p.out_type(k) + ">(" + value + ")" : value;
+    w.line("o", k, " = ", stored, ";");
   }
-  return src + "}\n\n";
+  w.close();
+  w.line();
+}
+
+}  // namespace
+
+dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k) {
+  unsigned slot = 0;
+  while (v.unique_of[slot] != k) ++slot;
+  return d.input_types[slot];
+}
+
+void kernel_parts::prelude(source_writer& w, const std::string& what) const {
+  auto access_names = [](unsigned count, const access* a) {
+    return join(count, [&](unsigned k) { return std::string(access_name(a[k])); });
+  };
+  w.line("// jet kernel: ", describe(d), " -> ", what);
+  w.line("// variant: vec ", v.vec, ", rank ", rank, ", inputs (", access_names(inputs, v.input_access), "), outputs (",
+         access_names(d.out_count, v.output_access), ")", indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "",
+         v.out_aliases_input ? ", an output aliases an input" : "", v.tiled ? ", tiles of the two inner dimensions" : "",
+         v.rows ? ", chunks of a row per block" : "");
+  w.line("template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };");
+  for (const float16_format& f : float16_formats)
+    if (uses_dtype(d, f.type)) w.raw(conversion_functions(f));
+  if (indexed) w.raw(index_helpers);
+
+  w.raw(op_helpers);
+  bool used[std::size(spellings)] = {};
+  for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
+  for (std::size_t op = 0; op < std::size(spellings); ++op)
+    if (used[op] && !spellings[op].cuda.empty()) w.raw(op_function(spellings[op]));  // leaves and user functions have none
+  for (unsigned k = 0; k < d.function_count; ++k) w.raw(user_function_source(*d.functions[k]));
+  element_function(w, *this);
 }
 
 std::string kernel_parts::input_params() const {
@@ -137,30 +144,43 @@ std::string kernel_parts::input_params() const {
   return params;
 }
 
-std::string kernel_parts::tile_loads(const kernel_shape& shape) const {
-  std::string src, body;
-  for (unsigned k = 0; k < inputs; ++k) src += "    " + vec_type(in_type(k)) + " v" + number(k) + "[ilp];\n";
-  body += "      const unsigned long long i = base + (k * threads + threadIdx.x) * vec;\n";
-  body += unravel("      ");
-  for (unsigned k = 0; k < inputs; ++k) {
-    const std::string kk = number(k), vt = vec_type(in_type(k)), offset = "jet_offset(idx, is" + kk + ")";
-    if (counter_input(k)) {  // the element indices themselves
-      const std::string first = v.input_access[k] == access::linear ? "(long long)i" : offset;
-      const std::string step = v.input_access[k] == access::broadcast ? "" : " + j";
-      body += unrolled_statement("j", shape.vec, "      ", "v" + kk + "[k].v[j] = " + first + step + ";");
-      continue;
+void kernel_parts::open_kernel(source_writer& w, unsigned threads, const std::string& outputs, std::string_view more) const {
+  w.line("extern \"C\" __global__ void __launch_bounds__(", threads, ")");
+  w.open(kernel_name, "(", outputs, input_params(), ", const unsigned long long n",
+         indexed ? ", const jet_extents<" + rank + "> extents" : "", more, ") {");
+}
+
+void kernel_parts::tile_loads(source_writer& w, const kernel_shape& shape) const {
+  for (unsigned k = 0; k < inputs; ++k) w.line(vec_type(in_type(k)), " v", k, "[ilp];");
+  w.unrolled("k", shape.ilp, [&] {
+    w.line("const unsigned long long i = base + (k * threads + threadIdx.x) * vec;");
+    unravel(w);
+    for (unsigned k = 0; k < inputs; ++k) {
+      const std::string kk = number(k), vt = vec_type(in_type(k)), offset = strided_offset(k);
+      if (counter_input(k)) {  // the element indices themselves
+        const std::string first = v.input_access[k] == access::linear ? "(long long)i" : offset;
+        const std::string step = v.input_access[k] == access::broadcast ? "" : " + j";
+        w.unrolled_statement("j", shape.vec, "v" + kk + "[k].v[j] = " + first + step + ";");
+        continue;
+      }
+      switch (v.input_access[k]) {
+        case access::linear: w.line("v", kk, "[k] = *reinterpret_cast<const ", vt, "*>(in", kk, " + i);"); break;
+        case access::unit: w.line("v", kk, "[k] = *reinterpret_cast<const ", vt, "*>(in", kk, " + ", offset, ");"); break;
+        case access::broadcast:
+          w.open("{");
+          w.line("const ", in_type(k), " b = in", kk, "[", offset, "];");
+          w.unrolled_statement("j", shape.vec, "v" + kk + "[k].v[j] = b;");
+          w.close();
+          break;
+        default: w.line("v", kk, "[k].v[0] = in", kk, "[", offset, "];"); break;
+      }
     }
-    switch (v.input_access[k]) {
-      case access::linear: body += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + i);\n"; break;
-      case access::unit: body += "      v" + kk + "[k] = *reinterpret_cast<const " + vt + "*>(in" + kk + " + " + offset + ");\n"; break;
-      case access::broadcast:
-        body += "      {\n        const " + in_type(k) + " b = in" + kk + "[" + offset + "];\n" +
-                unrolled_statement("j", shape.vec, "        ", "v" + kk + "[k].v[j] = b;") + "      }\n";
-        break;
-      default: body += "      v" + kk + "[k].v[0] = in" + kk + "[" + offset + "];\n"; break;
-    }
-  }
-  return src + unrolled("k", shape.ilp, "    ", body);
+  });
+}
+
+void declare_shape(source_writer& w, const kernel_shape& shape, std::string_view tile) {
+  w.line("constexpr unsigned threads = ", shape.threads, ", ilp = ", shape.ilp, ", vec = ", shape.vec, ", ", tile,
+         " = threads * ilp * vec;");
 }
 
 }  // namespace jet::detail

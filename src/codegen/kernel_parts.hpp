@@ -11,6 +11,7 @@
 #include <jet/detail/core.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace jet::detail {
 
@@ -41,22 +42,30 @@ struct kernel_parts {
     return args;
   }
   // The multi-index of element i, for strided operands.
-  std::string unravel(const std::string& indent) const {
-    return indexed ? indent + "index idx[" + rank + "];\n" + indent + "jet_unravel<index, " + rank +
-                         ">(index(i), extents, idx);\n"
-                   : "";
+  void unravel(source_writer& w) const {
+    if (!indexed) return;
+    w.line("index idx[", rank, "];");
+    w.line("jet_unravel<index, ", rank, ">(index(i), extents, idx);");
+  }
+  // The type of the multi-index's elements: 32 bits where every element's index fits.
+  void declare_index(source_writer& w) const {
+    w.line("using index = ", v.index32 ? "unsigned" : "unsigned long long", ";");
   }
 
   // Everything before the __global__ function: helpers, the ops used, and jet_element, which
   // computes one element of every output from stored values: one named temporary per node.
-  std::string prelude(const std::string& what) const;
+  void prelude(source_writer& w, const std::string& what) const;
 
   // The parameters of the distinct inputs (each with its strides when not linear) and scalars,
   // each after a comma.
   std::string input_params() const;
+  // The kernel's first lines, up to its body: launched with `threads` threads a block, its
+  // parameters the outputs (`outputs`), the inputs and scalars, n, the index space's extents where
+  // an operand is strided, then `more`.
+  void open_kernel(source_writer& w, unsigned threads, const std::string& outputs, std::string_view more) const;
 
   // A full tile at `base`: every load of the thread in flight before the first use, into vK[ilp].
-  std::string tile_loads(const kernel_shape& shape) const;
+  void tile_loads(source_writer& w, const kernel_shape& shape) const;
 
   // jet_element's input arguments for element j of the k-th loaded vector.
   std::string tile_args() const {
@@ -75,5 +84,8 @@ struct kernel_parts {
   }
   std::string strided_offset(unsigned k) const { return "jet_offset(idx, is" + number(k) + ")"; }
 };
+
+// The constants of a kernel's shape: threads, ilp, vec, and `tile` (its name) their product.
+void declare_shape(source_writer& w, const kernel_shape& shape, std::string_view tile);
 
 }  // namespace jet::detail

@@ -7,6 +7,7 @@
 
 #include <jet/detail/rules.hpp>
 
+#include <functional>
 #include <string>
 
 namespace jet::detail {
@@ -33,42 +34,49 @@ template <unsigned threads> __device__ __forceinline__ T jet_block_combine(T a) 
 // The reduction's device functions over its accumulator type T: identity, map, combine, the
 // result from the total, and the combination of a warp's and a block's values (a fixed tree: the
 // same order every run).
-std::string reduction_functions(const kernel_desc& d) {
+void reduction_functions(source_writer& w, const kernel_desc& d) {
   const reduction_spelling& r = reduction_spellings[static_cast<int>(d.reduction)];
   const reduction_typing t = resolve_reduction(d.reduction, d.nodes[d.out_nodes[0]].type);
-  const std::string result = storage_type(t.result), finished = std::string(r.finish);
-  return std::string(reduction_helpers) + "typedef " + storage_type(t.accumulator) + " T;\n" +
-         "__device__ __forceinline__ T jet_identity() { return " + std::string(r.identity) + "; }\n" +
-         "__device__ __forceinline__ T jet_map(T a) { return " + std::string(r.map) + "; }\n" +
-         "__device__ __forceinline__ T jet_combine(T a, T b) { return " + std::string(r.combine) + "; }\n" +
-         "__device__ __forceinline__ " + result + " jet_finish(T a, double n) {\n  const auto f = " + finished +
-         ";\n  return " +
-         (stored_as_bits(t.result) ? rounded(t.result, "(float)f") : "jet_convert<" + result + ">(f)") + ";\n}\n" +
-         std::string(combine_helpers);
+  const std::string result = storage_type(t.result);
+  w.raw(reduction_helpers);
+  w.line("typedef ", storage_type(t.accumulator), " T;");
+  w.line("__device__ __forceinline__ T jet_identity() { return ", r.identity, "; }");
+  w.line("__device__ __forceinline__ T jet_map(T a) { return ", r.map, "; }");
+  w.line("__device__ __forceinline__ T jet_combine(T a, T b) { return ", r.combine, "; }");
+  w.open("__device__ __forceinline__ ", result, " jet_finish(T a, double n) {");
+  w.line("const auto f = ", r.finish, ";");
+  w.line("return ", stored_as_bits(t.result) ? rounded(t.result, "(float)f") : "jet_convert<" + result + ">(f)", ";");
+  w.close();
+  w.raw(combine_helpers);
 }
 
-// One tile of edge x edge elements of the two inner dimensions per block (rows along the outer of
-// the two, columns along the inner), its batch dimensions unravelled from the block's number. A
-// warp reads or writes a row of the tile for the direct (gather) operands, whose steps along the
-// index space's inner dimension are short, and a column of it for the transposed ones, whose
-// contiguous dimension is the outer one: both are coalesced, and a transposed operand's column
-
-}  // namespace
-
-namespace {
-
-// What a reduction's kernels share: the expression's parts, its element type, the kernel's
-// parameters before the reduction's own, and the index type's declaration.
+// What a reduction's kernels share: the expression's parts and its element type.
 struct reduction_context {
   const kernel_parts& parts;
-  std::string element, params, index;
+  std::string element;
 
+  // The kernel's first lines, up to its body: the result's parameter, then open_kernel's, then `more`.
+  void open_kernel(source_writer& w, std::string_view more) const {
+    const reduction_typing t = resolve_reduction(parts.d.reduction, parts.d.nodes[parts.d.out_nodes[0]].type);
+    parts.open_kernel(w, reduction_threads, storage_type(t.result) + "* __restrict__ out", more);
+  }
   // One element's contribution: jet_element into e, then mapped and combined into acc.
-  std::string accumulate(const std::string& indent, const std::string& acc, const std::string& args) const {
-    return indent + "{ " + element + " e; jet_element(e" + args + "); " + acc + " = jet_combine(" + acc +
-           ", jet_map(T(e))); }\n";
+  void accumulate(source_writer& w, const std::string& acc, const std::string& args) const {
+    w.line("{ ", element, " e; jet_element(e", args, "); ", acc, " = jet_combine(", acc, ", jet_map(T(e))); }");
   }
 };
+
+// acc[count], each the identity, `var` counting them.
+void start_accumulators(source_writer& w, std::string_view count, std::string_view var) {
+  w.line("T acc[", count, "];");
+  w.line("#pragma unroll");
+  w.line("for (unsigned ", var, " = 0; ", var, " < ", count, "; ++", var, ") acc[", var, "] = jet_identity();");
+}
+// acc[1] ... acc[count - 1] combined into acc[0].
+void combine_accumulators(source_writer& w, std::string_view count, std::string_view var) {
+  w.line("#pragma unroll");
+  w.line("for (unsigned ", var, " = 1; ", var, " < ", count, "; ++", var, ") acc[0] = jet_combine(acc[0], acc[", var, "]);");
+}
 
 // The end of an all-elements kernel: each block's partial into `partials`, and the last block to
 // take a ticket combines them in block order, then resets the ticket for the next launch.
@@ -76,168 +84,203 @@ struct reduction_context {
 // in one atomic (acq_rel, at GPU scope): the last block's acquire sees every partial stored
 // before an earlier ticket, and its barrier passes that on to the block's other threads. (A
 // __threadfence() before and after a plain atomicAdd also orders them, 0.3 us slower at 2^20.)
-constexpr std::string_view last_block_combines = R"cuda(  const T total = jet_block_combine<threads>(acc[0]);
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = total;
-    unsigned taken;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
-    last = taken == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  T a = jet_identity();
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);
-  a = jet_block_combine<threads>(a);
-  if (threadIdx.x == 0) {
-    out[0] = jet_finish(a, (double)n);
-    *ticket = 0;  // ready for the next launch: no memset needed
-  }
+constexpr std::string_view last_block_combines = R"cuda(const T total = jet_block_combine<threads>(acc[0]);
+__shared__ bool last;
+if (threadIdx.x == 0) {
+  partials[blockIdx.x] = total;
+  unsigned taken;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(taken) : "l"(ticket) : "memory");
+  last = taken == gridDim.x - 1;
+}
+__syncthreads();
+if (!last) return;
+T a = jet_identity();
+for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);
+a = jet_block_combine<threads>(a);
+if (threadIdx.x == 0) {
+  out[0] = jet_finish(a, (double)n);
+  *ticket = 0;  // ready for the next launch: no memset needed
 }
 )cuda";
 
-// All elements into one result.
-std::string all_elements_kernel(const reduction_context& r) {
+// All elements into one result. A grid of at most a few blocks per multiprocessor strides over
+// the tiles; each block's partial goes to `partials`, and the last block to take a ticket combines
+// them in block order (one launch, and no float atomics: the same result every run). It then
+// resets the ticket for the next launch.
+void all_elements_kernel(source_writer& w, const reduction_context& r) {
   const kernel_parts& parts = r.parts;
-  const variant_key& v = parts.v;
-  std::string src;
-  // A grid of at most a few blocks per multiprocessor strides over the tiles; each block's
-  // partial goes to `partials`, and the last block to take a ticket combines them in block
-  // order (one launch, and no float atomics: the same result every run). It then resets the
-  // ticket for the next launch.
-  const kernel_shape shape{reduction_threads, reduction_ilp, v.vec};
-  src += r.params + ", T* __restrict__ partials, unsigned* __restrict__ ticket) {\n";
-  src += "  constexpr unsigned threads = " + number(shape.threads) + ", ilp = " + number(shape.ilp) +
-         ", vec = " + number(shape.vec) + ", tile = threads * ilp * vec;\n";
-  if (parts.indexed) src += r.index;
-  src += "  T acc[ilp];\n#pragma unroll\n  for (unsigned k = 0; k < ilp; ++k) acc[k] = jet_identity();\n";
-  src += "  const unsigned long long full = n / tile * tile;\n";
-  src += "  for (unsigned long long base = (unsigned long long)blockIdx.x * tile; base < full;\n"
-         "       base += (unsigned long long)gridDim.x * tile) {\n";
-  src += parts.tile_loads(shape);
-  src += "#pragma unroll\n    for (unsigned k = 0; k < ilp; ++k)\n#pragma unroll\n      for (unsigned j = 0; j < vec; ++j)\n";
-  src += r.accumulate("        ", "acc[k]", parts.tile_args());
-  src += "  }\n";
-  src += "  // the elements after the last full tile, one per thread\n";
-  src += "  for (unsigned long long i = full + (unsigned long long)blockIdx.x * threads + threadIdx.x; i < n;\n"
-         "       i += (unsigned long long)gridDim.x * threads) {\n";
-  src += parts.unravel("    ");
-  src += r.accumulate("    ", "acc[0]", parts.element_args([&](unsigned k) { return parts.strided_offset(k); }));
-  src += "  }\n";
-  src += "#pragma unroll\n  for (unsigned k = 1; k < ilp; ++k) acc[0] = jet_combine(acc[0], acc[k]);\n";
-  src += last_block_combines;
-  return src;
+  const kernel_shape shape{reduction_threads, reduction_ilp, parts.v.vec};
+  r.open_kernel(w, ", T* __restrict__ partials, unsigned* __restrict__ ticket");
+  declare_shape(w, shape, "tile");
+  if (parts.indexed) parts.declare_index(w);
+  start_accumulators(w, "ilp", "k");
+  w.line("const unsigned long long full = n / tile * tile;");
+  w.line("for (unsigned long long base = (unsigned long long)blockIdx.x * tile; base < full;");
+  w.open("     base += (unsigned long long)gridDim.x * tile) {");
+  parts.tile_loads(w, shape);
+  w.raw(R"cuda(#pragma unroll
+for (unsigned k = 0; k < ilp; ++k)
+#pragma unroll
+  for (unsigned j = 0; j < vec; ++j)
+)cuda");
+  w.indent();
+  w.indent();
+  r.accumulate(w, "acc[k]", parts.tile_args());
+  w.outdent();
+  w.outdent();
+  w.close();
+  w.line("// the elements after the last full tile, one per thread");
+  w.line("for (unsigned long long i = full + (unsigned long long)blockIdx.x * threads + threadIdx.x; i < n;");
+  w.open("     i += (unsigned long long)gridDim.x * threads) {");
+  parts.unravel(w);
+  r.accumulate(w, "acc[0]", parts.element_args([&](unsigned k) { return parts.strided_offset(k); }));
+  w.close();
+  combine_accumulators(w, "ilp", "k");
+  w.raw(last_block_combines);
+  w.close();
 }
 
-// The loop of an axis kernel over its row's elements, into acc[].
-std::string axis_loop(const reduction_context& r, bool inner) {
-  const kernel_parts& parts = r.parts;
-  const variant_key& v = parts.v;
-  std::string src;
-  // Element j of the row, read through input k's stride along the axis.
-  const std::string stride_along_axis = ".s[" + number(v.rank - 1u) + "]";
-  const auto element_at = [&](const std::string& j) {
-    return parts.element_args([&](unsigned k) {
-      const std::string kk = number(k);
-      return "b" + kk + " + (long long)(" + j + ") * is" + kk + stride_along_axis;
-    });
-  };
-  if (inner) {
-    // Item c of the row is its element c, or its vector c (elements c * vec ...). While all of a
-    // thread's `unroll` items are in the row, they are read unmasked, every load in flight before
-    // the first use (masked loads, each a branch, were issued one use at a time: a row sum on the
-    // H200 ran at 3.5 TB/s by vectors masked, 4.4 unmasked); then the rest, at most unroll - 1
-    // items a thread.
-    src += std::string("    const unsigned long long items = length") + (v.vec > 1 ? " / vec" : "") + ";\n";
-    src += "    unsigned long long c = first;\n"
-           "    for (; c + (unroll - 1) * step < items; c += unroll * step) {\n";
-    std::string last = "    for (; c < items; c += step) {\n";
-    if (v.vec > 1) {
-      // The k-th vector of this thread's items into vK[k], then its elements into acc[k].
-      std::string loads;
-      for (unsigned k = 0; k < parts.inputs; ++k) {
-        const std::string vt = kernel_parts::vec_type(parts.in_type(k));
-        src += "      " + vt + " v" + number(k) + "[unroll];\n";
-        loads += "        v" + number(k) + "[k] = *reinterpret_cast<const " + vt + "*>(in" + number(k) + " + b" +
-                 number(k) + " + (c + k * step) * vec);\n";
-      }
-      const std::string use = "#pragma unroll\n        for (unsigned j = 0; j < vec; ++j)\n" +
-                              r.accumulate("          ", "acc[k]", parts.tile_args());
-      src += "#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k) {\n" + loads +
-             "      }\n#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k) {\n" + use + "      }\n";
-      for (unsigned k = 0; k < parts.inputs; ++k)
-        last += "      " + kernel_parts::vec_type(parts.in_type(k)) + " v" + number(k) + "[1];\n";
-      last += "      const unsigned k = 0;\n      {\n" + loads + "      }\n      {\n" + use + "      }\n";
-    } else {
-      src += "#pragma unroll\n      for (unsigned k = 0; k < unroll; ++k)\n" +
-             r.accumulate("        ", "acc[k]", element_at("c + k * step"));
-      last += r.accumulate("      ", "acc[0]", element_at("c"));
-    }
-    src += "    }\n" + last + "    }\n  }\n";
-  } else {
-    // An outer axis keeps its masked loop (8 warps of a block each read 128 bytes of a row of the
-    // axis); its unmasked forms have not yet measured faster.
-    src += "    for (unsigned long long j = first; j < length; j += unroll * step) {\n"
-           "#pragma unroll\n      for (unsigned u = 0; u < unroll; ++u) {\n"
-           "        const unsigned long long jj = j + u * step;\n"
-           "        if (jj < length)\n";
-    src += r.accumulate("          ", "acc[u]", element_at("jj"));
-    src += "      }\n    }\n  }\n";
-  }
-  return src;
+// jet_element's arguments for element j of the row, read through input k's stride along the axis.
+std::string element_at(const kernel_parts& parts, const std::string& j) {
+  const std::string stride_along_axis = ".s[" + number(parts.v.rank - 1u) + "]";
+  return parts.element_args([&](unsigned k) {
+    const std::string kk = number(k);
+    return "b" + kk + " + (long long)(" + j + ") * is" + kk + stride_along_axis;
+  });
 }
+
+// The inner axis's loop over its row's elements, into acc[]. Item c of the row is its element c,
+// or its vector c (elements c * vec ...). While all of a thread's `unroll` items are in the row,
+// they are read unmasked, every load in flight before the first use (masked loads, each a branch,
+// were issued one use at a time: a row sum on the H200 ran at 3.5 TB/s by vectors masked, 4.4
+// unmasked); then the rest, at most unroll - 1 items a thread.
+void inner_axis_loop(source_writer& w, const reduction_context& r) {
+  const kernel_parts& parts = r.parts;
+  const bool vectors = parts.v.vec > 1;
+  // The k-th vector of this thread's items into vK[k] (`count` of them), then its elements into acc[k].
+  auto declare_vectors = [&](std::string_view count) {
+    for (unsigned k = 0; k < parts.inputs; ++k) w.line(kernel_parts::vec_type(parts.in_type(k)), " v", k, "[", count, "];");
+  };
+  const std::function<void()> load = [&] {
+    for (unsigned k = 0; k < parts.inputs; ++k)
+      w.line("v", k, "[k] = *reinterpret_cast<const ", kernel_parts::vec_type(parts.in_type(k)), "*>(in", k, " + b", k,
+             " + (c + k * step) * vec);");
+  };
+  const std::function<void()> use = [&] {
+    w.line("#pragma unroll");
+    w.line("for (unsigned j = 0; j < vec; ++j)");
+    w.indent();
+    r.accumulate(w, "acc[k]", parts.tile_args());
+    w.outdent();
+  };
+  w.line("const unsigned long long items = length", vectors ? " / vec" : "", ";");
+  w.line("unsigned long long c = first;");
+  w.open("for (; c + (unroll - 1) * step < items; c += unroll * step) {");
+  if (vectors) {
+    declare_vectors("unroll");
+    for (const std::function<void()>& part : {load, use}) {
+      w.line("#pragma unroll");
+      w.open("for (unsigned k = 0; k < unroll; ++k) {");
+      part();
+      w.close();
+    }
+  } else {
+    w.line("#pragma unroll");
+    w.line("for (unsigned k = 0; k < unroll; ++k)");
+    w.indent();
+    r.accumulate(w, "acc[k]", element_at(parts, "c + k * step"));
+    w.outdent();
+  }
+  w.close();
+  w.open("for (; c < items; c += step) {");
+  if (vectors) {
+    declare_vectors("1");
+    w.line("const unsigned k = 0;");
+    for (const std::function<void()>& part : {load, use}) {
+      w.open("{");
+      part();
+      w.close();
+    }
+  } else {
+    r.accumulate(w, "acc[0]", element_at(parts, "c"));
+  }
+  w.close();
+}
+
+// An outer axis keeps its masked loop (8 warps of a block each read 128 bytes of a row of the
+// axis); its unmasked forms have not yet measured faster.
+void outer_axis_loop(source_writer& w, const reduction_context& r) {
+  w.open("for (unsigned long long j = first; j < length; j += unroll * step) {");
+  w.line("#pragma unroll");
+  w.open("for (unsigned u = 0; u < unroll; ++u) {");
+  w.line("const unsigned long long jj = j + u * step;");
+  w.line("if (jj < length)");
+  w.indent();
+  r.accumulate(w, "acc[u]", element_at(r.parts, "jj"));
+  w.outdent();
+  w.close();
+  w.close();
+}
+
+// The ends of the axis kernels: each row's values combined, across a group's warps (inner) or a
+// block's slices (outer), and its result stored.
+constexpr std::string_view inner_axis_end = R"cuda(T a = jet_warp_combine(acc[0]);
+__shared__ T warps[threads / 32];
+if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = a;
+__syncthreads();
+if (first == 0 && row < n) {
+  for (unsigned w = 1; w < lanes / 32; ++w) a = jet_combine(a, warps[threadIdx.x / 32 + w]);
+  out[row] = jet_finish(a, (double)length);
+}
+)cuda";
+constexpr std::string_view outer_axis_end = R"cuda(__shared__ T slices[threads];
+slices[threadIdx.x] = acc[0];
+__syncthreads();
+if (first == 0 && row < n) {
+  T a = acc[0];
+  for (unsigned s = 1; s < step; ++s) a = jet_combine(a, slices[s * columns + threadIdx.x]);
+  out[row] = jet_finish(a, (double)length);
+}
+)cuda";
 
 // Along an axis: the index space is (results..., axis); result `row` combines the elements
 // row * length + j. A group of `step` threads takes a row, thread `first` of it the elements j =
 // first, first + step, ..., `unroll` loads in flight. Inner: a group of `lanes` threads (a
 // multiple of 32) per row, combined by warp shuffles and then across its warps; outer: 32
 // neighbouring rows per block, each split over the block's 8 warps and combined in shared memory.
-std::string axis_kernel(const reduction_context& r) {
+void axis_kernel(source_writer& w, const reduction_context& r) {
   const kernel_parts& parts = r.parts;
   const variant_key& v = parts.v;
-  std::string src;
   const bool inner = v.axis == reduce_axis::inner;
-  src += r.params + (inner ? ", const unsigned lanes" : "") + ") {\n";
-  if (inner)
+  r.open_kernel(w, inner ? ", const unsigned lanes" : "");
+  if (inner) {
     // Rows read a vector at a time (every input contiguous along them, each row aligned) keep 4
     // vectors in flight a thread; rows read an element at a time, 8 elements.
-    src += "  constexpr unsigned threads = " + number(reduction_threads) + ", unroll = " + (v.vec > 1 ? "4" : "8") +
-           ", vec = " + number(v.vec) + ";\n" + r.index +
-           "  const unsigned first = threadIdx.x & (lanes - 1), step = lanes;\n"
-           "  const unsigned long long row = (unsigned long long)blockIdx.x * (threads / lanes) + threadIdx.x / lanes;\n";
-  else
-    src += "  constexpr unsigned threads = " + number(reduction_threads) + ", unroll = 8;\n" + r.index +
-           "  constexpr unsigned columns = 32, step = threads / columns;\n"
-           "  const unsigned first = threadIdx.x / columns;\n"
-           "  const unsigned long long row = (unsigned long long)blockIdx.x * columns + threadIdx.x % columns;\n";
-  src += "  const unsigned long long length = extents.e[" + number(v.rank - 1u) + "];\n";
-  src += "  T acc[unroll];\n#pragma unroll\n  for (unsigned u = 0; u < unroll; ++u) acc[u] = jet_identity();\n";
+    w.line("constexpr unsigned threads = ", reduction_threads, ", unroll = ", v.vec > 1 ? "4" : "8", ", vec = ", v.vec, ";");
+    parts.declare_index(w);
+    w.line("const unsigned first = threadIdx.x & (lanes - 1), step = lanes;");
+    w.line("const unsigned long long row = (unsigned long long)blockIdx.x * (threads / lanes) + threadIdx.x / lanes;");
+  } else {
+    w.line("constexpr unsigned threads = ", reduction_threads, ", unroll = 8;");
+    parts.declare_index(w);
+    w.line("constexpr unsigned columns = 32, step = threads / columns;");
+    w.line("const unsigned first = threadIdx.x / columns;");
+    w.line("const unsigned long long row = (unsigned long long)blockIdx.x * columns + threadIdx.x % columns;");
+  }
+  w.line("const unsigned long long length = extents.e[", v.rank - 1u, "];");
+  start_accumulators(w, "unroll", "u");
   // A row of no elements (an axis of extent 0) reads nothing: its result is the identity's, and
   // unravelling its first element would divide by the extent.
-  src += "  if (row < n && length != 0) {\n    const unsigned long long i = row * length;\n" + parts.unravel("    ");
-  for (unsigned k = 0; k < parts.inputs; ++k)
-    src += "    const long long b" + number(k) + " = " + parts.strided_offset(k) + ";\n";
-  src += axis_loop(r, inner);
-  src += "#pragma unroll\n  for (unsigned u = 1; u < unroll; ++u) acc[0] = jet_combine(acc[0], acc[u]);\n";
-  if (inner)
-    src += "  T a = jet_warp_combine(acc[0]);\n"
-           "  __shared__ T warps[threads / 32];\n"
-           "  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = a;\n"
-           "  __syncthreads();\n"
-           "  if (first == 0 && row < n) {\n"
-           "    for (unsigned w = 1; w < lanes / 32; ++w) a = jet_combine(a, warps[threadIdx.x / 32 + w]);\n"
-           "    out[row] = jet_finish(a, (double)length);\n"
-           "  }\n}\n";
-  else
-    src += "  __shared__ T slices[threads];\n"
-           "  slices[threadIdx.x] = acc[0];\n"
-           "  __syncthreads();\n"
-           "  if (first == 0 && row < n) {\n"
-           "    T a = acc[0];\n"
-           "    for (unsigned s = 1; s < step; ++s) a = jet_combine(a, slices[s * columns + threadIdx.x]);\n"
-           "    out[row] = jet_finish(a, (double)length);\n"
-           "  }\n}\n";
-  return src;
+  w.open("if (row < n && length != 0) {");
+  w.line("const unsigned long long i = row * length;");
+  parts.unravel(w);
+  for (unsigned k = 0; k < parts.inputs; ++k) w.line("const long long b", k, " = ", parts.strided_offset(k), ";");
+  if (inner) inner_axis_loop(w, r);
+  else outer_axis_loop(w, r);
+  w.close();
+  combine_accumulators(w, "unroll", "u");
+  w.raw(inner ? inner_axis_end : outer_axis_end);
+  w.close();
 }
 
 }  // namespace
@@ -245,18 +288,15 @@ std::string axis_kernel(const reduction_context& r) {
 std::string generate_reduction_source(const kernel_desc& d, const variant_key& v) {
   const kernel_parts parts{d, v};
   const reduction_typing t = resolve_reduction(d.reduction, d.nodes[d.out_nodes[0]].type);
-  const std::string& rank = parts.rank;
   constexpr const char* axis_names[] = {"", "all elements", "the inner axis", "an outer axis"};
-  std::string src = parts.prelude(std::string(reduction_spellings[static_cast<int>(d.reduction)].tag) + " over " +
-                                  axis_names[static_cast<int>(v.axis)] + ", " + std::string(name(t.result)));
-  src += reduction_functions(d);
-  const std::string index = std::string("  using index = ") + (v.index32 ? "unsigned" : "unsigned long long") + ";\n";
-  std::string params = "extern \"C\" __global__ void __launch_bounds__(" + number(reduction_threads) + ")\n" +
-                       kernel_name + "(" + storage_type(t.result) + "* __restrict__ out" + parts.input_params() +
-                       ", const unsigned long long n";
-  if (parts.indexed) params += ", const jet_extents<" + rank + "> extents";
-  const reduction_context r{parts, parts.out_type(0), params, index};
-  return src + (v.axis == reduce_axis::all ? all_elements_kernel(r) : axis_kernel(r));
+  source_writer w;
+  parts.prelude(w, std::string(reduction_spellings[static_cast<int>(d.reduction)].tag) + " over " +
+                       axis_names[static_cast<int>(v.axis)] + ", " + std::string(name(t.result)));
+  reduction_functions(w, d);
+  const reduction_context r{parts, parts.out_type(0)};
+  if (v.axis == reduce_axis::all) all_elements_kernel(w, r);
+  else axis_kernel(w, r);
+  return w.take();
 }
 
 }  // namespace jet::detail

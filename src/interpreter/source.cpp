@@ -4,6 +4,7 @@
 #include "codegen/spelling.hpp"
 #include "settings.hpp"
 
+#include <functional>
 #include <string>
 
 namespace jet::detail {
@@ -34,65 +35,64 @@ unsigned interpreter_elements(const interpreter_family& f) {
 
 namespace {
 
-// The kernel's opening: its family, the op functions, the constants and jet_program.
-std::string interpreter_declarations(const interpreter_family& f) {
-  const std::string value = value_type(f.compute);
-  std::string src = "// jet interpreter, family " + std::string(f.name) + ": computes in " + value + "; operands in " +
-                    join(dtype_count, [&](unsigned t) {
-                      return interpreter_stores(f, dtype(t)) ? std::string(name(dtype(t))) + " " : std::string();
-                    }) + "\n";
-  src += "template <class T, unsigned N> struct alignas(sizeof(T) * N) jet_vector { T v[N]; };\n";
+// The kernel's opening: its family, the op functions and jet_opaque.
+void interpreter_declarations(source_writer& w, const interpreter_family& f) {
+  const std::string value = value_type(f.compute), stored = join(dtype_count, [&](unsigned t) {
+    return interpreter_stores(f, dtype(t)) ? std::string(name(dtype(t))) + " " : std::string();
+  });
+  w.line("// jet interpreter, family ", f.name, ": computes in ", value, "; operands in ", stored);
+  w.line("template <class T, unsigned N> struct alignas(sizeof(T) * N) jet_vector { T v[N]; };");
   for (const float16_format& h : float16_formats)
-    if (compute_type(h.type) == f.compute) src += conversion_functions(h);
-  src += op_helpers;
+    if (compute_type(h.type) == f.compute) w.raw(conversion_functions(h));
+  w.raw(op_helpers);
   for (std::size_t op = 0; op < std::size(spellings); ++op)
-    if (interpretable_op(op_id(op), f) && op != static_cast<std::size_t>(op_id::cast)) src += op_function(spellings[op]);
-  src += "typedef " + value + " jet_value;\n";
-  const std::string constraint = f.compute == dtype::float32 ? "f" : f.compute == dtype::float64 ? "d"
-                                 : size_of(f.compute) == 4   ? "r"
-                                                             : "l";
-  src += "__device__ __forceinline__ jet_value jet_opaque(jet_value v) {\n  asm volatile(\"\" : \"+" + constraint +
-         "\"(v));\n  return v;\n}\n";
-  src += "constexpr unsigned threads = " + number(interpreter_threads) + ", elements = " + number(interpreter_elements(f)) +
-         ", group = " + number(f.group) + ", tile = threads * elements;\n";
-  src += "constexpr unsigned inputs = " + number(interpreter_inputs) + ";\n";
-  src += "constexpr unsigned char scalar_operand = " + number(interpreter_scalar_operand) +
-         ", no_operand = " + number(interpreter_no_operand) + ";\n";
-  src += "struct jet_instruction { unsigned char op, dst, a, b, c, type; };\n";
-  src += "struct jet_program {\n  unsigned long long n;\n  const void* inputs[" + number(interpreter_inputs) +
-         "];\n  void* outputs[" + number(interpreter_outputs) + "];\n  unsigned long long scalars[" +
-         number(interpreter_scalars) + "];\n  unsigned count, aligned, prefetch_distance;\n  unsigned char input_size[" +
-         number(interpreter_inputs) + "];\n  jet_instruction code[" +
-         number(interpreter_code) + "];\n};\n";
-
-  return src;
+    if (interpretable_op(op_id(op), f) && op != static_cast<std::size_t>(op_id::cast)) w.raw(op_function(spellings[op]));
+  w.line("typedef ", value, " jet_value;");
+  const std::string_view constraint = f.compute == dtype::float32 ? "f" : f.compute == dtype::float64 ? "d"
+                                      : size_of(f.compute) == 4   ? "r"
+                                                                  : "l";
+  w.open("__device__ __forceinline__ jet_value jet_opaque(jet_value v) {");
+  w.line("asm volatile(\"\" : \"+", constraint, "\"(v));");
+  w.line("return v;");
+  w.close();
 }
 
-// The switch cases that load, store and cast each stored dtype of a family.
-struct storage_cases {
-  std::string load, store, cast;
-};
+// The kernel's constants, and the program as it reaches the kernel.
+void program_declarations(source_writer& w, const interpreter_family& f) {
+  w.line("constexpr unsigned threads = ", interpreter_threads, ", elements = ", interpreter_elements(f), ", group = ", f.group,
+         ", tile = threads * elements;");
+  w.line("constexpr unsigned inputs = ", interpreter_inputs, ";");
+  w.line("constexpr unsigned char scalar_operand = ", interpreter_scalar_operand, ", no_operand = ", interpreter_no_operand, ";");
+  w.line("struct jet_instruction { unsigned char op, dst, a, b, c, type; };");
+  w.open("struct jet_program {");
+  w.line("unsigned long long n;");
+  w.line("const void* inputs[", interpreter_inputs, "];");
+  w.line("void* outputs[", interpreter_outputs, "];");
+  w.line("unsigned long long scalars[", interpreter_scalars, "];");
+  w.line("unsigned count, aligned, prefetch_distance;");
+  w.line("unsigned char input_size[", interpreter_inputs, "];");
+  w.line("jet_instruction code[", interpreter_code, "];");
+  w.close("};");
+}
+
+// `each(t, storage)` for each dtype t the family stores, with the name of its storage struct.
+template <class F> void for_each_stored(const interpreter_family& f, F each) {
+  for (unsigned t = 0; t < dtype_count; ++t)
+    if (interpreter_stores(f, dtype(t))) each(t, "jet_storage_" + std::string(name(dtype(t))));
+}
 
 // Per stored dtype: its type in memory, a stored element as a value (a bool is 0 or 1) and a value
-// as stored, with the conversions the fused kernels use; and its cases.
-std::string storage_types(const interpreter_family& f, storage_cases& cases) {
-  std::string src;
-  for (unsigned t = 0; t < dtype_count; ++t) {
+// as stored, with the conversions the fused kernels use.
+void storage_types(source_writer& w, const interpreter_family& f) {
+  for_each_stored(f, [&](unsigned t, const std::string& storage) {
     const dtype d = dtype(t);
-    if (!interpreter_stores(f, d)) continue;
-    const std::string storage = "jet_storage_" + std::string(name(d)), stored = storage_type(d);
-    src += "struct " + storage + " {\n  typedef " + stored + " type;\n";
-    src += "  static __device__ __forceinline__ jet_value from(type s) { return jet_value(" + widened(d, "s") + "); }\n";
-    src += "  static __device__ __forceinline__ type to(jet_value v) { return " +
-           (stored_as_bits(d) ? rounded(d, "v") : "jet_convert<type>(v)") + "; }\n};\n";
-    const std::string id = number(t);
-    cases.load += "        case " + id + ":\n          jet_load<full, " + storage + ">(t, p.inputs[in.a], base, p.n);\n          if (two) jet_load<full, " +
-                  storage + ">(u, p.inputs[in.b], base, p.n);\n          break;\n";
-    cases.store += "        case " + id + ": jet_store<full, " + storage + ">(t, p.outputs[in.dst], base, p.n); break;\n";
-    cases.cast += "          case " + id + ":\n#pragma unroll\n            for (unsigned j = 0; j < elements; ++j) acc[j] = " +
-                  storage + "::from(" + storage + "::to(acc[j]));\n            break;\n";
-  }
-  return src;
+    w.open("struct ", storage, " {");
+    w.line("typedef ", storage_type(d), " type;");
+    w.line("static __device__ __forceinline__ jet_value from(type s) { return jet_value(", widened(d, "s"), "); }");
+    w.line("static __device__ __forceinline__ type to(jet_value v) { return ",
+           stored_as_bits(d) ? rounded(d, "v") : "jet_convert<type>(v)", "; }");
+    w.close("};");
+  });
 }
 
 // Loads, stores and registers, the same for every family but for the constants above them.
@@ -182,54 +182,118 @@ __device__ __forceinline__ void jet_operand(jet_value (&to)[elements], const jet
     for (unsigned j = 0; j < group; ++j) to[v * group + j] = x.v[j];
   }
 }
-// Runs the program over one tile. Every thread of the grid runs the same instructions, so each
-// switch below branches alike across a warp.
-template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {
 )cuda";
 
-// jet_run's body: the dispatch loop over the program, a case per instruction.
-std::string run_body(const interpreter_family& f, const storage_cases& cases) {
-  std::string src;
-  src += "  jet_value acc[elements];\n";
-  src += "#pragma unroll 1\n  for (unsigned pc = 0; pc < p.count; ++pc) {\n    const jet_instruction in = p.code[pc];\n";
-  src += "    jet_value b[elements], c[elements];\n    switch (in.op) {\n";
-  // Both loads are issued before either result is saved, so that two are in flight at once; a
-  // load of one input (a == b) issues it once.
-  src += "      case " + number(static_cast<unsigned>(op_id::input)) + ": {\n      jet_value t[elements], u[elements];\n"
-         "      const bool two = in.a != in.b;\n      switch (in.type) {\n" + cases.load + "      }\n"
-         "      jet_save(in.dst, t);\n      if (two) jet_save(in.c, u);\n      break;\n    }\n";
-  src += "      case " + number(fetch_op) + ":\n        jet_operand(acc, p, in.a);\n        break;\n";
-  src += "      case " + number(save_op) + ":\n        jet_save(in.dst, acc);\n        break;\n";
-  src += "      case " + number(store_op) + ": {\n      jet_value t[elements];\n"
-         "      if (in.a == " + number(interpreter_accumulator) + ") jet_copy(t, acc);\n      else jet_operand(t, p, in.a);\n"
-         "      switch (in.type) {\n" + cases.store + "      }\n      break;\n    }\n";
-  // Each op case reads the operands it has itself: a read guarded at run time ahead of the switch
-  // would leave b and c undefined on some paths, and ptxas then copies them around the loop.
-  src += "      default:\n      switch (in.op) {\n";
-  // The accumulator reaches each op through an empty volatile asm: otherwise the compiler hoists
-  // parts of sin's and cos's argument reduction above the dispatch, into every instruction.
-  static constexpr std::string_view operand_names[] = {"jet_opaque(acc[j])", "b[j]", "c[j]"};
-  for (std::size_t op = 0; op < std::size(spellings); ++op) {
-    if (!interpretable_op(op_id(op), f)) continue;
-    const op_spelling& s = spellings[op];
-    if (op_id(op) == op_id::cast) {  // converts to the dtype named by `type` and back
-      src += "      case " + number(op) + ":  // cast\n        switch (in.type) {\n" + cases.cast + "        }\n        break;\n";
-      continue;
-    }
-    // One case with operands from registers, and for a binary op one with a scalar second operand.
-    for (int scalar_second = 0; scalar_second <= (s.arity == 2); ++scalar_second) {
-      std::string call = "jet_" + std::string(s.tag) + "(";
-      for (int k = 0; k < s.arity; ++k) call += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]);
-      src += "      case " + number(op + scalar_second * scalar_second_op) + ": {\n";
-      if (scalar_second) src += "        const jet_value s = jet_scalar(p, in.b);\n";
-      if (s.arity >= 2 && !scalar_second) src += "        jet_operand(b, p, in.b);\n";
-      if (s.arity == 3) src += "        jet_operand(c, p, in.c);\n";
-      src += "#pragma unroll\n        for (unsigned j = 0; j < elements; ++j) acc[j] = jet_value(" + call + "));\n        break;\n      }\n";
-    }
+// `label`, then its statements a level deeper, ending with a break.
+void unbraced_case(source_writer& w, const std::string& label, const std::function<void()>& statements) {
+  w.line(label);
+  w.indent();
+  statements();
+  w.line("break;");
+  w.outdent();
+}
+
+// A case whose statements need a block: they stand at its label's depth, its brace a level out.
+void braced_case(source_writer& w, unsigned op, const std::function<void()>& statements) {
+  w.line("case ", op, ": {");
+  statements();
+  w.line("break;");
+  w.close();
+  w.indent();
+}
+
+// Loads one input, or two (a != b) issued before either result is saved, so that both are in
+// flight at once.
+void load_case(source_writer& w, const interpreter_family& f) {
+  braced_case(w, static_cast<unsigned>(op_id::input), [&] {
+    w.line("jet_value t[elements], u[elements];");
+    w.line("const bool two = in.a != in.b;");
+    w.open("switch (in.type) {");
+    for_each_stored(f, [&](unsigned t, const std::string& storage) {
+      unbraced_case(w, "case " + number(t) + ":", [&] {
+        w.line("jet_load<full, ", storage, ">(t, p.inputs[in.a], base, p.n);");
+        w.line("if (two) jet_load<full, ", storage, ">(u, p.inputs[in.b], base, p.n);");
+      });
+    });
+    w.close();
+    w.line("jet_save(in.dst, t);");
+    w.line("if (two) jet_save(in.c, u);");
+  });
+}
+
+// Stores operand a, or the accumulator, as the dtype named by `type`.
+void store_case(source_writer& w, const interpreter_family& f) {
+  braced_case(w, store_op, [&] {
+    w.line("jet_value t[elements];");
+    w.line("if (in.a == ", interpreter_accumulator, ") jet_copy(t, acc);");
+    w.line("else jet_operand(t, p, in.a);");
+    w.open("switch (in.type) {");
+    for_each_stored(f, [&](unsigned t, const std::string& storage) {
+      w.line("case ", t, ": jet_store<full, ", storage, ">(t, p.outputs[in.dst], base, p.n); break;");
+    });
+    w.close();
+  });
+}
+
+// An op's cases. Each reads the operands it has itself: a read guarded at run time ahead of the
+// switch would leave b and c undefined on some paths, and ptxas then copies them around the loop.
+// The accumulator reaches each op through an empty volatile asm: otherwise the compiler hoists
+// parts of sin's and cos's argument reduction above the dispatch, into every instruction.
+void op_cases(source_writer& w, const interpreter_family& f, std::size_t op) {
+  const op_spelling& s = spellings[op];
+  if (op_id(op) == op_id::cast) {  // converts to the dtype named by `type` and back
+    unbraced_case(w, "case " + number(op) + ":  // cast", [&] {
+      w.open("switch (in.type) {");
+      for_each_stored(f, [&](unsigned t, const std::string& storage) {
+        unbraced_case(w, "case " + number(t) + ":", [&] {
+          w.line("#pragma unroll");
+          w.line("for (unsigned j = 0; j < elements; ++j) acc[j] = ", storage, "::from(", storage, "::to(acc[j]));");
+        });
+      });
+      w.close();
+    });
+    return;
   }
-  src += "      }\n    }\n  }\n}\n\n";
- 
-  return src;
+  // One case with operands from registers, and for a binary op one with a scalar second operand.
+  static constexpr std::string_view operand_names[] = {"jet_opaque(acc[j])", "b[j]", "c[j]"};
+  for (int scalar_second = 0; scalar_second <= (s.arity == 2); ++scalar_second) {
+    std::string call = "jet_" + std::string(s.tag) + "(";
+    for (int k = 0; k < s.arity; ++k) call += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]);
+    w.open("case ", static_cast<unsigned>(op + scalar_second * scalar_second_op), ": {");
+    if (scalar_second) w.line("const jet_value s = jet_scalar(p, in.b);");
+    if (s.arity >= 2 && !scalar_second) w.line("jet_operand(b, p, in.b);");
+    if (s.arity == 3) w.line("jet_operand(c, p, in.c);");
+    w.line("#pragma unroll");
+    w.line("for (unsigned j = 0; j < elements; ++j) acc[j] = jet_value(", call, "));");
+    w.line("break;");
+    w.close();
+  }
+}
+
+// jet_run: the dispatch loop over the program, a case per instruction.
+void run_function(source_writer& w, const interpreter_family& f) {
+  w.line("// Runs the program over one tile. Every thread of the grid runs the same instructions, so each");
+  w.line("// switch below branches alike across a warp.");
+  w.open("template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {");
+  w.line("jet_value acc[elements];");
+  w.line("#pragma unroll 1");
+  w.open("for (unsigned pc = 0; pc < p.count; ++pc) {");
+  w.line("const jet_instruction in = p.code[pc];");
+  w.line("jet_value b[elements], c[elements];");
+  w.open("switch (in.op) {");
+  load_case(w, f);
+  unbraced_case(w, "case " + number(fetch_op) + ":", [&] { w.line("jet_operand(acc, p, in.a);"); });
+  unbraced_case(w, "case " + number(save_op) + ":", [&] { w.line("jet_save(in.dst, acc);"); });
+  store_case(w, f);
+  w.line("default:");
+  w.line("switch (in.op) {");
+  for (std::size_t op = 0; op < std::size(spellings); ++op)
+    if (interpretable_op(op_id(op), f)) op_cases(w, f, op);
+  w.line("}");
+  w.close();
+  w.close();
+  w.close();
+  w.line();
 }
 
 constexpr std::string_view interpreter_prefetch = R"cuda(// Asks L2 for the inputs of the tile at `later` (whole tiles only), which a block launched later
@@ -248,19 +312,22 @@ __device__ __forceinline__ void jet_prefetch(const jet_program& p, unsigned long
 }  // namespace
 
 std::string interpreter_source(const interpreter_family& f) {
-  std::string src = interpreter_declarations(f);
-  storage_cases cases;
-  src += storage_types(f, cases);
-  src += interpreter_helpers;
-  src += run_body(f, cases);
-  src += interpreter_prefetch;
-  src += "extern \"C\" __global__ void __launch_bounds__(threads) " + std::string(interpreter_kernel_name) +
-         "(const __grid_constant__ jet_program p) {\n"
-         "  const unsigned long long base = (unsigned long long)blockIdx.x * tile;\n"
-         "  jet_prefetch(p, base + (unsigned long long)p.prefetch_distance * tile);\n"
-         "  if (p.aligned && p.n - base >= tile) jet_run<true>(p, base);\n"
-         "  else jet_run<false>(p, base);\n}\n";
-  return src;
+  source_writer w;
+  interpreter_declarations(w, f);
+  program_declarations(w, f);
+  storage_types(w, f);
+  w.raw(interpreter_helpers);
+  run_function(w, f);
+  w.raw(interpreter_prefetch);
+  w.open("extern \"C\" __global__ void __launch_bounds__(threads) ", interpreter_kernel_name,
+         "(const __grid_constant__ jet_program p) {");
+  w.raw(R"cuda(const unsigned long long base = (unsigned long long)blockIdx.x * tile;
+jet_prefetch(p, base + (unsigned long long)p.prefetch_distance * tile);
+if (p.aligned && p.n - base >= tile) jet_run<true>(p, base);
+else jet_run<false>(p, base);
+)cuda");
+  w.close();
+  return w.take();
 }
 
 }  // namespace jet::detail
