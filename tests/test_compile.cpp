@@ -16,10 +16,11 @@ namespace {
 using jet::test::hopper;
 using jet::test::is_cubin;
 
-// Every op applied to operands of each type T (a cast goes to int64, so that it converts).
+// Every op applied to operands of each type T in its domain (a cast goes to int64, so that it
+// converts).
 template <class... T> void compile_every_op() {
   const auto in_one_dtype = [](auto a, auto b, auto c) {
-    jet::ops::for_each_op([&](auto op) {
+    jet::test::for_each_op_on<typename decltype(a)::value_type>([&](auto op) {
       using Op = decltype(op);
       const auto e = jet::test::apply_op<Op>(a, b, c);
       INFO(Op::name << " on " << jet::name(a.dtype()));

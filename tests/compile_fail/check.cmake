@@ -1,6 +1,7 @@
 # Builds TARGET in BUILD_DIR, which must fail: the compiler's first error must be jet's MESSAGE
-# (a static_assert), and the whole build output shorter than MAX_BYTES (one short message, not
-# pages of instantiations).
+# (a static_assert), the output must hold each of the list NAMED (what the compiler names where
+# the message cannot), and the whole build output be shorter than MAX_BYTES (one short message,
+# not pages of instantiations).
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} --target ${TARGET}
                 OUTPUT_VARIABLE output ERROR_VARIABLE errors RESULT_VARIABLE result)
 string(APPEND output "${errors}")
@@ -13,6 +14,12 @@ string(FIND "${first_error}" "${MESSAGE}" found)
 if(found EQUAL -1)
   message(FATAL_ERROR "the first error is not \"${MESSAGE}\" but:\n${first_error}\n--- output ---\n${output}")
 endif()
+foreach(name IN LISTS NAMED)
+  string(FIND "${output}" "${name}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "the output does not name \"${name}\":\n${output}")
+  endif()
+endforeach()
 if(bytes GREATER MAX_BYTES)
   message(FATAL_ERROR "${bytes} bytes of output, more than ${MAX_BYTES}:\n${output}")
 endif()

@@ -109,10 +109,7 @@ template <class Op, class T> void check_op(std::size_t n, operand_pool<T>& pool,
 template <class T> void check_every_op(std::size_t n) {
   every_op_detail::operand_pool<T> pool(n);
   host_inputs h;
-  jet::ops::for_each_op([&](auto op) {
-    if constexpr (jet::detail::accepts(decltype(op)::domain, jet::dtype_of<T>()))
-      every_op_detail::check_op<decltype(op)>(n, pool, h);
-  });
+  for_each_op_on<T>([&](auto op) { every_op_detail::check_op<decltype(op)>(n, pool, h); });
 }
 
 }  // namespace jet::test

@@ -14,6 +14,13 @@ template <class T> jet::view<T> fake_view(std::size_t n = 8, std::uintptr_t addr
   return jet::view<T>(reinterpret_cast<T*>(address), n);
 }
 
+/// f(op) for every op of the table whose domain holds dtype T (ops.def).
+template <class T, class F> void for_each_op_on(F&& f) {
+  jet::ops::for_each_op([&](auto op) {
+    if constexpr (jet::detail::accepts(decltype(op)::domain, jet::dtype_of<T>())) f(op);
+  });
+}
+
 /// Op applied to its first `arity` operands; a cast converts to int64.
 template <class Op, class A> auto apply_op(const A& a, const A& b, const A& c) {
   if constexpr (Op::rule == jet::detail::rule::target)
