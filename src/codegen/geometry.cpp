@@ -7,8 +7,8 @@
 namespace jet::detail {
 
 kernel_shape shape_of(const variant_key& v) {
-  // 128 threads with two 16-byte vectors per operand in flight measured best on the H200 from 2^20
-  // to 2^28 elements, against 256x2, 256x4, 128x4 and 512x2 (benchmarks/RESULTS.md).
+  // 128 threads with two 16-byte vectors per operand in flight: the best shape measured
+  // (benchmarks/RESULTS.md).
   // JET_KERNEL_SHAPE=threads,ilp replaces it for the whole process: a tuning knob for benchmark
   // runs, read once.
   static const kernel_shape chosen = [] {

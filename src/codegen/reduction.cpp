@@ -151,9 +151,9 @@ std::string element_at(const kernel_parts& parts, const std::string& j) {
 
 // The inner axis's loop over its row's elements, into acc[]. Item c of the row is its element c,
 // or its vector c (elements c * vec ...). While all of a thread's `unroll` items are in the row,
-// they are read unmasked, every load in flight before the first use (masked loads, each a branch,
-// were issued one use at a time: a row sum on the H200 ran at 3.5 TB/s by vectors masked, 4.4
-// unmasked); then the rest, at most unroll - 1 items a thread.
+// they are read unmasked, every load in flight before the first use (ptxas issues masked loads,
+// each a branch, one use at a time: benchmarks/RESULTS.md); then the rest, at most unroll - 1
+// items a thread.
 void inner_axis_loop(source_writer& w, const reduction_context& r) {
   const kernel_parts& parts = r.parts;
   const bool vectors = parts.v.vec > 1;

@@ -23,11 +23,7 @@ bool interpreter_stores(const interpreter_family& f, dtype t) {
 // The interpreter's kernel (interpreter/program.hpp says how it runs). What an instruction costs is its
 // dispatch (the instruction's bytes, then a binary search of the op's switch: NVVM emits no jump
 // tables), once per thread, plus `elements` operations; so more elements a thread run faster,
-// as long as the machine registers allow enough warps. The H200's measurements of 2^28 float32
-// elements (benchmarks/RESULTS.md, chains of x + y and then ops with a scalar): 16 elements a thread
-// (96 machine registers) run at 0.99, 1.00, 0.92 and 0.71 of the compiled kernel's bandwidth at 1,
-// 4, 8 and 16 ops; 8 elements (56 registers) at 0.98, 0.97, 0.88 and 0.56. Local memory (LDL/STL)
-// is only in sin's and cos's reduction of huge arguments, as in compiled kernels.
+// as long as the machine registers allow enough warps (the figures per family: benchmarks/RESULTS.md).
 unsigned interpreter_elements(const interpreter_family& f) {
   const unsigned requested = interpreter_elements_setting().value_or(0);
   return requested && requested % f.group == 0 ? requested : f.elements;
