@@ -1,4 +1,5 @@
 // Strided layouts: views' slice/permute/reshape/broadcast_to, and NumPy broadcasting of operands.
+// Declared where the user API needs them (include/jet/array.hpp, include/jet/detail/core.hpp).
 #include "codegen/spelling.hpp"
 
 #include <jet/array.hpp>
