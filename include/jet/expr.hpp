@@ -5,6 +5,7 @@
 
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/detail/rules.hpp>
+#include <jet/detail/sharing.hpp>
 #include <jet/dtype.hpp>
 #include <jet/detail/core.hpp>
 
@@ -317,6 +318,7 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
     return types;
   }();
   static constexpr std::array<dtype, sizeof...(Outs)> out_types{dtype_of<Outs>()...};
+  static constexpr repeats_of_nodes<node_count> repeats{flattened.nodes.data(), node_count};
   static constexpr kernel_desc desc{.nodes = flattened.nodes.data(),
                                     .node_count = node_count,
                                     .input_count = input_count,
@@ -329,7 +331,9 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
                                     .functions = flattened.functions.data(),
                                     .function_count = flattened.function_count,
                                     .hash = hash_desc(flattened.nodes, flattened.out_nodes, out_types, flattened.functions,
-                                                      flattened.function_count)};
+                                                      flattened.function_count),
+                                    .repeats = repeats.list.data(),
+                                    .repeat_count = repeats.count};
   static inline kernel_slot slot;
 };
 

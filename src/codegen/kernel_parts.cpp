@@ -3,7 +3,11 @@
 #include "codegen/spelling.hpp"
 #include "codegen/user_function.hpp"
 
+#include <jet/detail/sharing.hpp>
+
+#include <bit>
 #include <string>
+#include <vector>
 
 namespace jet::detail {
 namespace {
@@ -14,6 +18,21 @@ bool uses_dtype(const kernel_desc& d, dtype t) {
   for (unsigned i = 0; i < d.node_count; ++i)
     if (d.nodes[i].type == t) return true;
   return false;
+}
+
+// Per node, the node whose value it takes: itself, or inside a repeat that holds (v.shared), the
+// matching node of the earlier subtree, which is computed once for both.
+std::vector<std::uint16_t> value_sources(const kernel_desc& d, const variant_key& v) {
+  std::vector<std::uint16_t> source(d.node_count);
+  for (unsigned i = 0; i < d.node_count; ++i) source[i] = static_cast<std::uint16_t>(i);
+  for (unsigned r = 0; r < d.repeat_count; ++r) {  // largest first: a repeat inside one that holds is moot
+    const repeat& x = d.repeats[r];
+    if (!(v.shared >> r & 1) || source[x.node] != x.node) continue;
+    for (unsigned k = 0; k < x.size; ++k) source[x.node + 1 - x.size + k] = static_cast<std::uint16_t>(x.same + 1 - x.size + k);
+  }
+  for (unsigned i = 0; i < d.node_count; ++i)  // an earlier subtree may itself repeat one before it
+    while (source[source[i]] != source[i]) source[i] = source[source[i]];
+  return source;
 }
 
 // The name under which a node's value is known inside jet_element.
@@ -28,8 +47,9 @@ std::string value_name(const kernel_desc& d, const variant_key& v, unsigned inde
 // integer through jet_convert (truncating, saturating, NaN to 0: a plain conversion of a value
 // out of range is undefined, and the GPU's own does not take NaN to 0), otherwise by C++'s
 // conversion (integers wrap).
-std::string operand(const kernel_desc& d, const variant_key& v, const node& n, int k) {
-  const std::string name = value_name(d, v, n.arg[k]);
+std::string operand(const kernel_desc& d, const variant_key& v, const node& n, int k,
+                    const std::vector<std::uint16_t>& source) {
+  const std::string name = value_name(d, v, source[n.arg[k]]);
   const dtype from = compute_type(d.nodes[n.arg[k]].type), to = compute_type(n.arg_type[k]);
   if (from == to) return name;
   const bool floating_to_integer = is_floating(from) && !is_floating(to) && to != dtype::boolean;
@@ -79,13 +99,14 @@ void element_function(source_writer& w, const kernel_parts& p) {
   for (unsigned k = 0; k < p.inputs; ++k)
     if (stored_as_bits(distinct_type(d, v, k)))
       w.line("const float x", k, " = ", widened(distinct_type(d, v, k), input_name(k)), ";");
+  const std::vector<std::uint16_t> source = value_sources(d, v);
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
-    if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter) continue;
+    if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter || source[i] != i) continue;
     const std::string function = n.op == op_id::user ? std::string("user_") + d.functions[n.function]->name
                                                      : std::string(spelling(n.op).tag);
     std::string call = "jet_" + function + "(";
-    for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k);
+    for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k, source);
     call += ")";
     // Only a cast rounds to a 16-bit type inside an expression: other 16-bit nodes keep float32.
     if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
@@ -93,7 +114,7 @@ void element_function(source_writer& w, const kernel_parts& p) {
   }
   for (unsigned k = 0; k < d.out_count; ++k) {
     // A 16-bit float is rounded from float32; any other conversion goes through jet_convert.
-    const std::string value = value_name(d, v, d.out_nodes[k]);
+    const std::string value = value_name(d, v, source[d.out_nodes[k]]);
     const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
     const std::string stored = stored_as_bits(d.out_types[k]) ? rounded(d.out_types[k], value)
                                : converts ? "jet_convert<" + p.out_type(k) + ">(" + value + ")" : value;
@@ -119,7 +140,8 @@ void kernel_parts::prelude(source_writer& w, const std::string& what) const {
   w.line("// variant: vec ", v.vec, ", rank ", rank, ", inputs (", access_names(inputs, v.input_access), "), outputs (",
          access_names(d.out_count, v.output_access), ")", indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "",
          v.out_aliases_input ? ", an output aliases an input" : "", v.tiled ? ", tiles of the two inner dimensions" : "",
-         v.rows ? ", chunks of a row per block" : "");
+         v.rows ? ", chunks of a row per block" : "",
+         v.shared ? ", " + number(static_cast<unsigned>(std::popcount(v.shared))) + " repeated subexpressions computed once" : "");
   w.line("template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };");
   for (const float16_format& f : float16_formats)
     if (uses_dtype(d, f.type)) w.raw(conversion_functions(f));

@@ -4,9 +4,11 @@
 #include "codegen/spelling.hpp"
 
 #include <jet/detail/rules.hpp>
+#include <jet/detail/sharing.hpp>
 #include <jet/error.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace jet::detail {
@@ -185,6 +187,24 @@ void find_distinct_inputs(const evaluation& e, plan& p, const strides_per_operan
   }
 }
 
+// The description's repeats that hold in this evaluation: each input slot of the repeat is the
+// same distinct input as the earlier subtree's (the same memory, dtype and strides), each scalar
+// the same bytes.
+std::uint64_t holding_repeats(const evaluation& e, const variant_key& v) {
+  std::uint64_t holding = 0;
+  for (unsigned r = 0; r < e.desc.repeat_count; ++r) {
+    const repeat& x = e.desc.repeats[r];
+    bool same = true;
+    for (unsigned k = 0; k < x.input_count && same; ++k)
+      same = v.unique_of[x.input_first + k] == v.unique_of[x.same_input_first + k];
+    for (unsigned k = 0; k < x.scalar_count && same; ++k)
+      same = std::memcmp(e.scalars[x.scalar_first + k].bytes, e.scalars[x.same_scalar_first + k].bytes,
+                         sizeof(scalar_value)) == 0;
+    if (same) holding |= std::uint64_t{1} << r;
+  }
+  return holding;
+}
+
 // Merges each dimension of s into the next inner one where every operand steps through both as
 // one: contiguous operands then need no index arithmetic at all. Fills the plan's extents and
 // strides; returns its rank.
@@ -307,6 +327,7 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   std::int64_t slot_strides[max_inputs][max_rank];
   for (unsigned k = 0; k < d.input_count; ++k) strides_over_s(e.input_layouts[k], slot_strides[k]);
   find_distinct_inputs(e, p, slot_strides, s.rank());
+  p.variant.shared = holding_repeats(e, p.variant);
   std::int64_t out_strides[max_outputs][max_rank];
   for (unsigned k = 0; k < d.out_count; ++k) strides_over_s(e.output_layouts[k], out_strides[k]);
   const int merged = merge_dimensions(p, d, s, slot_strides, out_strides);

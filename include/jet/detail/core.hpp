@@ -50,6 +50,7 @@ struct variant_key {
   access input_access[max_inputs]{};     // per distinct input
   access output_access[max_outputs]{};
   reduce_axis axis = reduce_axis::none;  // none for an elementwise kernel
+  std::uint64_t shared = 0;  // bit r: the description's repeat r holds, and is computed once
 
   friend bool operator==(const variant_key&, const variant_key&) = default;
 };

@@ -101,6 +101,8 @@ struct node {
   friend constexpr bool operator==(const node&, const node&) = default;
 };
 
+struct repeat;  // detail/sharing.hpp
+
 struct kernel_desc {
   const node* nodes;
   std::uint32_t node_count;
@@ -115,6 +117,8 @@ struct kernel_desc {
   std::uint32_t function_count;
   std::uint64_t hash;               // of everything above; a fast first test for equality
   reduction_id reduction = reduction_id::none;  // a reduction kernel's reduction (hashed in too)
+  const repeat* repeats = nullptr;  // the subtrees that may repeat earlier ones (of the nodes: not hashed)
+  std::uint32_t repeat_count = 0;
 };
 
 template <class Nodes, class Roots, class Types, class Functions>

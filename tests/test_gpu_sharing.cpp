@@ -1,0 +1,72 @@
+// On the GPU: shared subexpressions (include/jet/detail/sharing.hpp). A formula whose repeats
+// hold computes each once and gives the bits of the same formula over copies of its operands,
+// where nothing is shared; both agree with the host reference.
+#include "support/catch.hpp"
+#include "support/gpu_check.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+// A Black-Scholes call: d1 and d2 written as sub-expressions and used several times. d2 is made
+// of s2, x2, t2: the same arrays as s, x, t (then d1 is computed once), or copies of them.
+template <class A> auto call_price(const A& s, const A& x, const A& t, const A& s2, const A& x2, const A& t2) {
+  const float r = 0.02f, v = 0.30f;
+  const auto d1_of = [&](const A& s_, const A& x_, const A& t_) {
+    return (jet::log(s_ / x_) + (r + 0.5f * v * v) * t_) / (v * jet::sqrt(t_));
+  };
+  const auto d1 = d1_of(s, x, t);
+  const auto d2 = d1_of(s2, x2, t2) - v * jet::sqrt(t2);
+  const auto cnd = [](const auto& d) { return 0.5f * (1.0f + jet::tanh(0.7978845608f * (d + 0.044715f * d * jet::abs(d)))); };
+  return s * cnd(d1) - x * jet::exp(-r * t) * cnd(d2);
+}
+
+}  // namespace
+
+TEST_CASE("shared subexpressions: the same bits as unshared, one launch, against the host", "[gpu][sharing]") {
+  constexpr std::size_t n = 100003;
+  jet::test::host_inputs h;
+  const auto hs = jet::test::random_vector<float>(n, 5, 30, jet::test::fresh_seed() + 1);
+  const auto hx = jet::test::random_vector<float>(n, 1, 100, jet::test::fresh_seed() + 2);
+  const auto ht = jet::test::random_vector<float>(n, 0.25, 10, jet::test::fresh_seed() + 3);
+  const jet::array<float> s = h.upload(hs), x = h.upload(hx), t = h.upload(ht);
+  const jet::array<float> s2 = jet::from_host(hs), x2 = jet::from_host(hx), t2 = jet::from_host(ht);
+  const jet::jit_policy policy = jet::get_jit_policy();
+  jet::set_jit_policy(jet::jit_policy::sync);  // the compiled kernels, not the interpreter
+  const auto launches = jet::stats().launches;
+  const jet::array<float> shared = call_price(s, x, t, s, x, t);
+  CHECK(jet::stats().launches - launches == 1);
+  const jet::array<float> unshared = call_price(s, x, t, s2, x2, t2);
+  jet::set_jit_policy(policy);
+  CHECK(jet::test::check_against_reference(call_price(s, x, t, s, x, t), n, h, 1e-5) == 0);
+  CHECK(shared.to_host() == unshared.to_host());
+  // Repeats of one shape over other operands, and over other scalar values, stay apart.
+  const jet::array<float> apart = jet::exp(s * 0.01f) + jet::exp(x * 0.01f) - jet::exp(s * 0.02f);
+  const std::vector<float> got = apart.to_host();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double want = std::exp(hs[i] * 0.01) + std::exp(hx[i] * 0.01) - std::exp(hs[i] * 0.02);
+    wrong += std::fabs(got[i] - want) > 1e-5 * std::fabs(want) + 1e-5;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("shared subexpressions across the outputs of one kernel (jet::tie)", "[gpu][sharing]") {
+  constexpr std::size_t n = 4099;
+  const auto ha = jet::test::random_vector<float>(n, -2, 2, jet::test::fresh_seed() + 4);
+  const jet::array<float> a = jet::from_host(ha);
+  jet::array<float> p(jet::shape{n}), q(jet::shape{n});
+  const auto e = jet::exp(a * 0.5f);
+  jet::tie(p, q) = jet::tuple(e + 1.0f, e * e);
+  const std::vector<float> hp = p.to_host(), hq = q.to_host();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float ei = std::exp(ha[i] * 0.5f);
+    wrong += std::fabs(hp[i] - (ei + 1.0f)) > 1e-5f * (ei + 1.0f) || std::fabs(hq[i] - ei * ei) > 1e-5f * ei * ei;
+  }
+  CHECK(wrong == 0);
+}

@@ -1,0 +1,89 @@
+// Shared subexpressions (include/jet/detail/sharing.hpp): the repeats a description's type
+// allows, which of them hold for given operands, and the kernel that computes each once.
+#include "support/catch.hpp"
+#include "support/operands.hpp"
+#include "support/planned.hpp"
+
+#include "codegen/elementwise.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+using jet::test::desc_of;
+using jet::test::fake_view;
+
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+// The source out = e compiles to, planned for the operands' addresses.
+template <class E> std::string planned_source(const E& e) {
+  const jet::view<float> out = fake_view<float>(8, 0x90000);
+  const jet::detail::variant_key v = jet::test::planned_variant_of(out, e);
+  return jet::detail::generate_source(desc_of<float>(e), v);
+}
+
+}  // namespace
+
+TEST_CASE("repeats: every inner subtree with the shape of an earlier one, largest first", "[cpu][sharing]") {
+  auto x = fake_view<float>(), y = fake_view<float>(8, 0x20000);
+  const auto& d = desc_of(jet::exp(x * y) + jet::exp(x * y));
+  // x y mul exp x y mul exp add: exp(x * y) at node 7 repeats node 3, x * y at 6 repeats 2.
+  REQUIRE(d.repeat_count == 2);
+  CHECK(d.repeats[0] == jet::detail::repeat{7, 3, 4, 2, 0, 2, 0, 0, 0});
+  CHECK(d.repeats[1] == jet::detail::repeat{6, 2, 3, 2, 0, 2, 0, 0, 0});
+  // Leaves are never repeats; subtrees of other shapes or dtypes are not either.
+  CHECK(desc_of(x + y).repeat_count == 0);
+  CHECK(desc_of(jet::exp(x) + jet::sin(x)).repeat_count == 0);
+  CHECK(desc_of(x * 2.f + jet::cast<float>(jet::cast<double>(x) * 2.0)).repeat_count == 0);
+  // Scalars take part by dtype: x * 2 and y * 3 have one shape.
+  const auto& s = desc_of(x * 2.f + y * 3.f);
+  REQUIRE(s.repeat_count == 1);
+  CHECK(s.repeats[0] == jet::detail::repeat{5, 2, 3, 1, 0, 1, 1, 0, 1});
+}
+
+TEST_CASE("a repeat holds for the same arrays and scalar values, and the kernel computes it once",
+          "[cpu][sharing][codegen]") {
+  auto x = fake_view<float>(), y = fake_view<float>(8, 0x20000), z = fake_view<float>(8, 0x30000);
+  SECTION("the same arrays: exp(x * y) once") {
+    const auto e = jet::exp(x * y) + jet::exp(x * y);
+    CHECK(jet::test::planned_variant_of(fake_view<float>(8, 0x90000), e).shared == 0b11);
+    const std::string src = planned_source(e);
+    CAPTURE(src);
+    CHECK(count(src, "jet_exp(") == 2);  // its definition and one call
+    CHECK(count(src, "jet_mul(") == 2);
+    CHECK(src.find("jet_add(t3, t3)") != std::string::npos);
+    CHECK(src.find("2 repeated subexpressions computed once") != std::string::npos);
+  }
+  SECTION("other arrays: the same shape, computed for each") {
+    const auto e = jet::exp(x * y) + jet::exp(x * z);
+    CHECK(jet::test::planned_variant_of(fake_view<float>(8, 0x90000), e).shared == 0);
+    const std::string src = planned_source(e);
+    CHECK(count(src, "jet_exp(") == 3);
+    CHECK(src.find("jet_add(t3, t7)") != std::string::npos);
+  }
+  SECTION("the inner repeat holds where the outer does not") {
+    const auto e = jet::exp(x * y) + jet::sin(x * y) * z;
+    const auto& d = desc_of(e);
+    REQUIRE(d.repeat_count == 1);
+    CHECK(jet::test::planned_variant_of(fake_view<float>(8, 0x90000), e).shared == 1);
+    CHECK(count(planned_source(e), "jet_mul(") == 3);  // definition, x * y once, and * z
+  }
+  SECTION("scalars: the same value shares, another does not") {
+    const std::string same = planned_source(jet::exp(x * 2.f) + jet::exp(x * 2.f));
+    const std::string other = planned_source(jet::exp(x * 2.f) + jet::exp(x * 3.f));
+    CHECK(count(same, "jet_exp(") == 2);
+    CHECK(count(other, "jet_exp(") == 3);
+  }
+  SECTION("a view of other strides is another operand") {
+    const jet::view<float> m(reinterpret_cast<float*>(0x40000), jet::shape{4, 4});
+    const auto e = jet::exp(m * 2.f) + jet::exp(m.transpose() * 2.f);
+    CHECK(jet::test::planned_variant_of(jet::view<float>(reinterpret_cast<float*>(0x90000), jet::shape{4, 4}), e).shared == 0);
+  }
+}
