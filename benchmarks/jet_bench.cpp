@@ -81,7 +81,8 @@ class event_timer {
 
 // Median of `reps` single calls, each timed on its own: the launch's latency included, unless
 // `before_each` (untimed) keeps the GPU busy while the call is enqueued.
-double median_ms(const std::function<void()>& f, int reps, const std::function<void()>& before_each = [] {}) {
+double median_ms(
+    const std::function<void()>& f, int reps, const std::function<void()>& before_each = [] {}) {
   event_timer timer;
   for (int i = 0; i < 5; ++i) f();
   std::vector<float> ms(reps);
@@ -120,8 +121,10 @@ template <class T> const char* dtype_name() { return std::is_same_v<T, float> ? 
 
 void report(const char* impl, const char* e, const char* dtype, std::size_t n, double ms, double bytes) {
   const double gbps = bytes / (ms * 1e-3) / 1e9;
-  if (tag.empty()) std::printf("RESULT impl=%s expr=%s dtype=%s n=%zu ms=%.5g gbps=%.1f\n", impl, e, dtype, n, ms, gbps);
-  else std::printf("TUNE shape=%s expr=%s dtype=%s n=%zu ms=%.5g gbps=%.1f\n", tag.c_str(), e, dtype, n, ms, gbps);
+  if (tag.empty())
+    std::printf("RESULT impl=%s expr=%s dtype=%s n=%zu ms=%.5g gbps=%.1f\n", impl, e, dtype, n, ms, gbps);
+  else
+    std::printf("TUNE shape=%s expr=%s dtype=%s n=%zu ms=%.5g gbps=%.1f\n", tag.c_str(), e, dtype, n, ms, gbps);
   std::fflush(stdout);
 }
 
@@ -151,8 +154,14 @@ template <class T> struct operands {
 
 template <class T> struct views {
   views(operands<T>& o, std::size_t n)
-      : x(o.in[0].data(), n), y(o.in[1].data(), n), z(o.in[2].data(), n), w(o.in[3].data(), n),
-        out(o.out.data(), n), t0(o.tmp[0].data(), n), t1(o.tmp[1].data(), n), t2(o.tmp[2].data(), n) {}
+      : x(o.in[0].data(), n),
+        y(o.in[1].data(), n),
+        z(o.in[2].data(), n),
+        w(o.in[3].data(), n),
+        out(o.out.data(), n),
+        t0(o.tmp[0].data(), n),
+        t1(o.tmp[1].data(), n),
+        t2(o.tmp[2].data(), n) {}
   jet::view<T> x, y, z, w, out, t0, t1, t2;
 };
 
@@ -172,14 +181,31 @@ template <class T> void unfused(expr e, views<T>& v) {
   const T a = T(bench::a), b = T(bench::b), c = T(bench::c);
   switch (e) {
     case expr::add: v.out = v.x + v.y; break;
-    case expr::relu_add: v.t0 = v.x + v.y; v.out = jet::relu(v.t0); break;
-    case expr::axpbypc: v.t0 = a * v.x; v.t1 = b * v.y; v.t0 = v.t0 + v.t1; v.out = v.t0 + c; break;
-    case expr::chain:
-      v.t0 = T(1.5) * v.x; v.t0 = v.t0 + v.y; v.t0 = jet::tanh(v.t0);
-      v.t1 = v.x - v.y; v.t1 = jet::sigmoid(v.t1); v.t0 = v.t0 * v.t1;
-      v.t2 = v.x * v.y; v.out = v.t0 + v.t2;
+    case expr::relu_add:
+      v.t0 = v.x + v.y;
+      v.out = jet::relu(v.t0);
       break;
-    case expr::four: v.t0 = v.x * v.y; v.t1 = v.z * v.w; v.out = v.t0 + v.t1; break;
+    case expr::axpbypc:
+      v.t0 = a * v.x;
+      v.t1 = b * v.y;
+      v.t0 = v.t0 + v.t1;
+      v.out = v.t0 + c;
+      break;
+    case expr::chain:
+      v.t0 = T(1.5) * v.x;
+      v.t0 = v.t0 + v.y;
+      v.t0 = jet::tanh(v.t0);
+      v.t1 = v.x - v.y;
+      v.t1 = jet::sigmoid(v.t1);
+      v.t0 = v.t0 * v.t1;
+      v.t2 = v.x * v.y;
+      v.out = v.t0 + v.t2;
+      break;
+    case expr::four:
+      v.t0 = v.x * v.y;
+      v.t1 = v.z * v.w;
+      v.out = v.t0 + v.t1;
+      break;
   }
 }
 
@@ -202,8 +228,9 @@ template <class T> void agree(expr e, views<T>& v, std::size_t n) {
   jet::detail::copy_to_host(theirs.data(), v.t2.data(), m * sizeof(T));
   std::size_t bad = 0;
   for (std::size_t i = 0; i < m; ++i) bad += !(std::fabs(mine[i] - theirs[i]) <= 1e-5 * (1 + std::fabs(theirs[i])));
-  if (bad) std::printf("MISMATCH expr=%s dtype=%s: %zu of %zu elements differ from cuda_float4\n",
-                       bench::expr_names[static_cast<int>(e)], dtype_name<T>(), bad, m);
+  if (bad)
+    std::printf("MISMATCH expr=%s dtype=%s: %zu of %zu elements differ from cuda_float4\n",
+                bench::expr_names[static_cast<int>(e)], dtype_name<T>(), bad, m);
 }
 #endif
 
@@ -223,7 +250,8 @@ template <class T> void bandwidth(bool quick, bool jet_only) {
       const void* in[4] = {v.x.data(), v.y.data(), v.z.data(), v.w.data()};
       for (auto impl : {bench::native::cuda_masked, bench::native::cuda_float4, bench::native::thrust}) {
         const double ms = median_ms([&] { bench::run_native(impl, e, sizeof(T) == 8, in, v.out.data(), n); }, reps);
-        if (const char* err = bench::native_error(); *err) std::printf("SKIP impl=%s reason=%s\n", bench::native_names[static_cast<int>(impl)], err);
+        if (const char* err = bench::native_error(); *err)
+          std::printf("SKIP impl=%s reason=%s\n", bench::native_names[static_cast<int>(impl)], err);
         report(bench::native_names[static_cast<int>(impl)], name, dtype_name<T>(), n, ms, bytes);
       }
       if (n == ns.back()) agree(e, v, n);
@@ -264,10 +292,15 @@ void layouts() {
     return a.slice(0, 1 + di, side - 1 + di).slice(1, 1 + dj, side - 1 + dj);
   };
   const float rate = 0.2f;
-  report("jet", "heat_step", "float32", n, median_ms([&] {
-           const jet::view<float> centre = at(x, 0, 0);
-           at(out, 0, 0) = centre + rate * (at(x, -1, 0) + at(x, 1, 0) + at(x, 0, -1) + at(x, 0, 1) - 4.0f * centre);
-         }, 20), 2.0 * interior * 4);
+  report("jet", "heat_step", "float32", n,
+         median_ms(
+             [&] {
+               const jet::view<float> centre = at(x, 0, 0);
+               at(out, 0, 0) =
+                   centre + rate * (at(x, -1, 0) + at(x, 1, 0) + at(x, 0, -1) + at(x, 0, 1) - 4.0f * centre);
+             },
+             20),
+         2.0 * interior * 4);
 }
 
 // A 3-D permutation, x.permute(2, 1, 0) + y on 1024 x 512 x 512 float32 (2^28 elements): x's
@@ -298,14 +331,16 @@ void bfloat16_relu_add() {
 // Each jet result is checked against the peer's.
 void reductions(bool jet_only) {
   const std::size_t max_n = std::size_t{1} << 28;
-  jet::array<float> x = jet::from_host(random_normal<float>(max_n, 12)), y = jet::from_host(random_normal<float>(max_n, 13));
+  jet::array<float> x = jet::from_host(random_normal<float>(max_n, 12)),
+                    y = jet::from_host(random_normal<float>(max_n, 13));
   for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 24, max_n}) {
     const jet::view<float> vx(x.data(), n), vy(y.data(), n);
     const double bytes = 8.0 * n;
     report("jet", "sum_mul", "float32", n, median_ms([&] { (void)jet::sum(vx * vy); }, 50), bytes);
     const bool small = n == std::size_t{1} << 20;
     if (small) {
-      report("jet_back_to_back", "sum_mul", "float32", n, back_to_back_ms([&] { (void)jet::sum(vx * vy); }, 1000), bytes);
+      report("jet_back_to_back", "sum_mul", "float32", n, back_to_back_ms([&] { (void)jet::sum(vx * vy); }, 1000),
+             bytes);
       report("jet_gpu_time", "sum_mul", "float32", n, gpu_time_ms([&] { (void)jet::sum(vx * vy); }, 100), bytes);
     }
     if (jet_only) continue;
@@ -326,7 +361,8 @@ void reductions(bool jet_only) {
   const jet::view<float> m(x.data(), jet::shape{side, side});
   jet::array<float> rows;
   report("jet", "row_sum", "float32", max_n, median_ms([&] { rows = jet::sum(m, 1); }, 20), 4.0 * max_n + 4.0 * side);
-  report("jet", "column_sum", "float32", max_n, median_ms([&] { rows = jet::sum(m, 0); }, 20), 4.0 * max_n + 4.0 * side);
+  report("jet", "column_sum", "float32", max_n, median_ms([&] { rows = jet::sum(m, 0); }, 20),
+         4.0 * max_n + 4.0 * side);
 }
 
 // Host time per evaluation at 1024 elements, back to back, one synchronization at the end; and the
@@ -334,7 +370,8 @@ void reductions(bool jet_only) {
 void overhead() {
   const std::size_t n = 1024;
   const int calls = 100000;
-  jet::array<float> x = jet::from_host(random_normal<float>(n, 1)), y = jet::from_host(random_normal<float>(n, 2)), z(n);
+  jet::array<float> x = jet::from_host(random_normal<float>(n, 1)), y = jet::from_host(random_normal<float>(n, 2)),
+                    z(n);
   auto time_us = [&](const std::function<void()>& f) {
     for (int i = 0; i < 1000; ++i) f();
     jet::synchronize();
@@ -360,7 +397,8 @@ void overhead() {
   double jet_us = 1e30, launch_us = 1e30;
   for (int round = 0; round < 3; ++round) {
     jet_us = std::min(jet_us, time_us([&] { z = x + y; }));
-    launch_us = std::min(launch_us, time_us([&] { cu.cuLaunchKernel(f, 1, 1, 1, threads, 1, 1, 0, nullptr, params, nullptr); }));
+    launch_us = std::min(launch_us,
+                         time_us([&] { cu.cuLaunchKernel(f, 1, 1, 1, threads, 1, 1, 0, nullptr, params, nullptr); }));
   }
   std::printf("OVERHEAD impl=jet us=%.2f\n", jet_us);
   std::printf("OVERHEAD impl=cuLaunchKernel us=%.2f\n", launch_us);
@@ -375,7 +413,8 @@ void step_overhead() {
   const int steps = 20000;
   jet::test::device_state s;
   std::uint64_t seed = 20;
-  for (jet::array<float>* a : {&s.x, &s.y, &s.u, &s.v, &s.w, &s.t}) *a = jet::from_host(random_normal<float>(n, seed++));
+  for (jet::array<float>* a : {&s.x, &s.y, &s.u, &s.v, &s.w, &s.t})
+    *a = jet::from_host(random_normal<float>(n, seed++));
   jet::stream stream;
   jet::stream_guard on(stream);
   auto us_per_expression = [&](const std::function<void()>& step) {
@@ -396,8 +435,10 @@ void step_overhead() {
 // Wall time from the call to the result for expressions this process has not compiled yet, with
 // an empty disk cache: the first compile in the process (NVRTC's start-up included), a second
 // new expression; then the first of them again in a fresh process, which finds it on disk.
-double first_result_ms(std::size_t n, const std::function<void(jet::array<float>&, jet::array<float>&, jet::array<float>&)>& f) {
-  jet::array<float> x = jet::from_host(random_normal<float>(n, 3)), y = jet::from_host(random_normal<float>(n, 4)), z(n);
+double first_result_ms(std::size_t n,
+                       const std::function<void(jet::array<float>&, jet::array<float>&, jet::array<float>&)>& f) {
+  jet::array<float> x = jet::from_host(random_normal<float>(n, 3)), y = jet::from_host(random_normal<float>(n, 4)),
+                    z(n);
   const auto t0 = clock_type::now();
   f(x, y, z);
   jet::synchronize();
@@ -412,9 +453,8 @@ void first_results(const char* self) {
   jet::set_disk_cache_directory(directory);
   std::printf("FIRST impl=jet_first_in_process ms=%.1f\n", first_result_ms(1 << 20, first_expression));
   const double compiled_before = jet::stats().compile_ms;
-  std::printf("FIRST impl=jet_new_expression ms=%.1f\n", first_result_ms(1 << 20, [](auto& x, auto& y, auto& z) {
-                z = (x - y) * (x + 0.5f);
-              }));
+  std::printf("FIRST impl=jet_new_expression ms=%.1f\n",
+              first_result_ms(1 << 20, [](auto& x, auto& y, auto& z) { z = (x - y) * (x + 0.5f); }));
   // Where that time goes: NVRTC's part of it, and NVRTC's floor, an empty kernel never seen before
   // compiled with jet's options (what no code generator can go below).
   std::printf("FIRST impl=jet_new_expression_nvrtc_part ms=%.1f\n", jet::stats().compile_ms - compiled_before);
@@ -425,8 +465,10 @@ void first_results(const char* self) {
   const std::string child = std::string(self) + " --disk-hit " + directory;
   if (std::system(child.c_str()) != 0) std::printf("SKIP impl=jet_disk_hit reason=the child process failed\n");
   std::system((std::string("rm -rf ") + directory).c_str());
-  if (usual.empty()) jet::set_disk_cache(false);
-  else jet::set_disk_cache_directory(usual);
+  if (usual.empty())
+    jet::set_disk_cache(false);
+  else
+    jet::set_disk_cache_directory(usual);
 }
 
 // In a fresh process: the first evaluation of first_expression, whose kernel is on disk.
@@ -436,10 +478,10 @@ int disk_hit(const char* directory) {
   const double ms = first_result_ms(1024, first_expression);
   const auto s = jet::stats();
   std::printf("FIRST impl=jet_disk_hit_fresh_process ms=%.2f\n", ms);
-  if (s.disk_hits != 1 || s.compiles != 0) std::printf("SKIP impl=jet_disk_hit reason=expected one disk hit and no compile\n");
+  if (s.disk_hits != 1 || s.compiles != 0)
+    std::printf("SKIP impl=jet_disk_hit reason=expected one disk hit and no compile\n");
   return 0;
 }
-
 
 // The interpreter (README, "First results without waiting for the compiler"). INTERP lines:
 //   kind=first_result   a never-seen expression at 2^20 elements under async, the interpreter loaded;
@@ -450,16 +492,22 @@ int disk_hit(const char* directory) {
 
 // x op s1 op s2 ... (ops - 1 scalar ops) + y: a chain of `ops` ops, two arrays read, one written.
 template <int Ops> auto chain(const jet::view<float>& x, const jet::view<float>& y) {
-  if constexpr (Ops == 1) return x + y;
-  else if constexpr (Ops % 4 == 0) return chain<Ops - 1>(x, y) * 1.0001f;
-  else if constexpr (Ops % 4 == 1) return chain<Ops - 1>(x, y) + 0.5f;
-  else if constexpr (Ops % 4 == 2) return jet::max(chain<Ops - 1>(x, y), -1.0f);
-  else return chain<Ops - 1>(x, y) - 0.25f;
+  if constexpr (Ops == 1)
+    return x + y;
+  else if constexpr (Ops % 4 == 0)
+    return chain<Ops - 1>(x, y) * 1.0001f;
+  else if constexpr (Ops % 4 == 1)
+    return chain<Ops - 1>(x, y) + 0.5f;
+  else if constexpr (Ops % 4 == 2)
+    return jet::max(chain<Ops - 1>(x, y), -1.0f);
+  else
+    return chain<Ops - 1>(x, y) - 0.25f;
 }
 
 void interpreter_bandwidth() {
   const std::size_t n = std::size_t{1} << 28;
-  jet::array<float> x = jet::from_host(random_normal<float>(n, 21)), y = jet::from_host(random_normal<float>(n, 22)), z(n);
+  jet::array<float> x = jet::from_host(random_normal<float>(n, 21)), y = jet::from_host(random_normal<float>(n, 22)),
+                    z(n);
   const jet::view<float> vx(x), vy(y);
   jet::view<float> vz(z);
   auto measure = [&]<int Ops>(std::integral_constant<int, Ops>) {
@@ -489,16 +537,26 @@ struct runtime_expression {
   std::vector<jet::dtype> out_types{jet::dtype::float32};
   jet::detail::kernel_desc desc() const {
     const std::array<const jet::detail::user_function*, 0> none{};
-    return {nodes.data(), static_cast<std::uint32_t>(nodes.size()), static_cast<std::uint32_t>(input_types.size()), 0,
-            input_types.data(), 0, 1, out_nodes.data(), out_types.data(), nullptr, 0,
+    return {nodes.data(),
+            static_cast<std::uint32_t>(nodes.size()),
+            static_cast<std::uint32_t>(input_types.size()),
+            0,
+            input_types.data(),
+            0,
+            1,
+            out_nodes.data(),
+            out_types.data(),
+            nullptr,
+            0,
             jet::detail::hash_desc(nodes, out_nodes, out_types, none, 0)};
   }
 };
-std::vector<runtime_expression> distinct_expressions(std::size_t count, std::uint64_t seed, std::set<std::string>& seen) {
+std::vector<runtime_expression> distinct_expressions(std::size_t count, std::uint64_t seed,
+                                                     std::set<std::string>& seen) {
   using jet::detail::op_id;
-  const std::pair<op_id, int> ops[] = {{op_id::add, 2}, {op_id::sub, 2}, {op_id::mul, 2}, {op_id::max, 2},
+  const std::pair<op_id, int> ops[] = {{op_id::add, 2}, {op_id::sub, 2},  {op_id::mul, 2},     {op_id::max, 2},
                                        {op_id::min, 2}, {op_id::tanh, 1}, {op_id::sigmoid, 1}, {op_id::relu, 1},
-                                       {op_id::abs, 1}, {op_id::neg, 1}, {op_id::sin, 1}, {op_id::exp, 1}};
+                                       {op_id::abs, 1}, {op_id::neg, 1},  {op_id::sin, 1},     {op_id::exp, 1}};
   std::mt19937_64 engine(seed);
   std::vector<runtime_expression> out;
   while (out.size() < count) {
@@ -549,7 +607,8 @@ double evaluate_all_ms(const std::vector<runtime_expression>& expressions, std::
 
 void interpreter_first_results() {
   const std::size_t n = std::size_t{1} << 20;
-  jet::array<float> x = jet::from_host(random_normal<float>(n, 23)), y = jet::from_host(random_normal<float>(n, 24)), z(n);
+  jet::array<float> x = jet::from_host(random_normal<float>(n, 23)), y = jet::from_host(random_normal<float>(n, 24)),
+                    z(n);
   jet::set_jit_policy(jet::jit_policy::interpret);
   // Loads the float32 interpreter: compiled by the first process on the machine, then a disk hit.
   const jet::statistics before = jet::stats();
@@ -558,7 +617,9 @@ void interpreter_first_results() {
   jet::synchronize();
   std::printf("INTERP kind=interpreter_load ms=%.2f from=%s\n",
               std::chrono::duration<double, std::milli>(clock_type::now() - t0).count(),
-              jet::stats().disk_hits > before.disk_hits ? "disk" : jet::stats().compiles > before.compiles ? "nvrtc" : "memory");
+              jet::stats().disk_hits > before.disk_hits ? "disk"
+              : jet::stats().compiles > before.compiles ? "nvrtc"
+                                                        : "memory");
   jet::set_disk_cache(false);
 
   // One never-seen expression, async: the call returns after the interpreter's launch.
@@ -595,13 +656,19 @@ int main(int argc, char** argv) {
   bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--jet-only")) jet_only = true;
-    else if (!std::strcmp(argv[i], "--interpreter-bandwidth")) interpreter_only = true;
-    else if (!std::strcmp(argv[i], "--reductions")) reductions_only = true;
-    else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc) tag = argv[++i];
+    if (!std::strcmp(argv[i], "--quick"))
+      quick = true;
+    else if (!std::strcmp(argv[i], "--jet-only"))
+      jet_only = true;
+    else if (!std::strcmp(argv[i], "--interpreter-bandwidth"))
+      interpreter_only = true;
+    else if (!std::strcmp(argv[i], "--reductions"))
+      reductions_only = true;
+    else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc)
+      tag = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]\n",
+                   argv[0]);
       return 2;
     }
   }

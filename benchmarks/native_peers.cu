@@ -33,8 +33,10 @@ template <class T> struct fn<T, expr::four> {
 };
 
 template <class T, expr E, int N> __device__ T apply_at(const T* const* in, std::size_t i) {
-  if constexpr (N == 2) return fn<T, E>{}(in[0][i], in[1][i]);
-  else return fn<T, E>{}(in[0][i], in[1][i], in[2][i], in[3][i]);
+  if constexpr (N == 2)
+    return fn<T, E>{}(in[0][i], in[1][i]);
+  else
+    return fn<T, E>{}(in[0][i], in[1][i], in[2][i], in[3][i]);
 }
 
 struct inputs {
@@ -47,9 +49,7 @@ template <class T, expr E, int N> __global__ void masked(inputs in, T* out, std:
   if (i < n) out[i] = apply_at<T, E, N>(ptr, i);
 }
 
-template <class T> struct alignas(16) vec16 {
-  T v[16 / sizeof(T)];
-};
+template <class T> struct alignas(16) vec16 { T v[16 / sizeof(T)]; };
 
 template <class T, expr E, int N> __global__ void __launch_bounds__(256) vectorized(inputs in, T* out, std::size_t n) {
   constexpr int V = 16 / sizeof(T), ILP = 4, THREADS = 256;
@@ -66,8 +66,10 @@ template <class T, expr E, int N> __global__ void __launch_bounds__(256) vectori
       vec16<T> r;
 #pragma unroll
       for (int e = 0; e < V; ++e) {
-        if constexpr (N == 2) r.v[e] = fn<T, E>{}(v[0][k].v[e], v[1][k].v[e]);
-        else r.v[e] = fn<T, E>{}(v[0][k].v[e], v[1][k].v[e], v[2][k].v[e], v[3][k].v[e]);
+        if constexpr (N == 2)
+          r.v[e] = fn<T, E>{}(v[0][k].v[e], v[1][k].v[e]);
+        else
+          r.v[e] = fn<T, E>{}(v[0][k].v[e], v[1][k].v[e], v[2][k].v[e], v[3][k].v[e]);
       }
       *(vec16<T>*)(out + base + (k * THREADS + threadIdx.x) * V) = r;
     }
@@ -122,8 +124,10 @@ template <class T> void dispatch(native impl, expr e, const void* const* in, voi
 }  // namespace
 
 void run_native(native impl, expr e, bool f64, const void* const* in, void* out, std::size_t n) {
-  if (f64) dispatch<double>(impl, e, in, out, n);
-  else dispatch<float>(impl, e, in, out, n);
+  if (f64)
+    dispatch<double>(impl, e, in, out, n);
+  else
+    dispatch<float>(impl, e, in, out, n);
 }
 
 namespace {

@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
       return rows(a, 1 + di).slice(1, 1 + dj, 1 + dj + n - 2);
     };
     const jet::view<float> centre = at(from, 0, 0);
-    at(to, 0, 0) = centre + rate * (at(from, -1, 0) + at(from, 1, 0) + at(from, 0, -1) + at(from, 0, 1) - 4.0f * centre);
+    at(to, 0, 0) =
+        centre + rate * (at(from, -1, 0) + at(from, 1, 0) + at(from, 0, -1) + at(from, 0, 1) - 4.0f * centre);
   };
 
   // One step and one norm before the clock starts, as the PyTorch version warms up: their kernels
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
     std::swap(u, next);
   }
   jet::synchronize();
-  const double ms_per_step = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / steps;
+  const double ms_per_step =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / steps;
 
   // The exact discrete solution, in float64, against every point of the final grid.
   const double s = std::sin(pi * h / 2), g = std::pow(1 - 8 * r * s * s, steps);
@@ -81,10 +83,10 @@ int main(int argc, char** argv) {
   const double norm = jet::norm2(u).item();
 
   std::printf("heat_equation: %lld x %lld grid, %d steps on %s: %.3f ms per step (%.0f GB/s moving u in and out)\n",
-              static_cast<long long>(n), static_cast<long long>(n), steps, jet::current_device().name.c_str(), ms_per_step,
-              2.0 * static_cast<double>(n * n) * sizeof(float) / (ms_per_step * 1e6));
-  std::printf("heat_equation: the last checked step changed u by %.3e (2-norm); ||u|| = %.6f, exact %.6f\n", change, norm,
-              exact_norm);
+              static_cast<long long>(n), static_cast<long long>(n), steps, jet::current_device().name.c_str(),
+              ms_per_step, 2.0 * static_cast<double>(n * n) * sizeof(float) / (ms_per_step * 1e6));
+  std::printf("heat_equation: the last checked step changed u by %.3e (2-norm); ||u|| = %.6f, exact %.6f\n", change,
+              norm, exact_norm);
   std::printf("heat_equation: largest difference from the exact discrete solution: %.3e\n", worst);
   // float32 rounding over `steps` steps of a stencil with weights summing to 1: far below 1e-4.
   const bool ok = worst < 1e-4 && std::fabs(norm - exact_norm) < 1e-4 * exact_norm;

@@ -18,6 +18,8 @@ int main() {
   for (auto& v : hx) v = normal(engine);
   for (auto& v : hy) v = normal(engine);
 
+  // README shows this block verbatim, its comments aligned:
+  // clang-format off
   // [quickstart]
   jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);  // device arrays, RAII
   jet::array<float> z = x + y;                                         // one kernel
@@ -26,6 +28,7 @@ int main() {
   std::vector<float> back = z.to_host();
   std::cout << jet::source(jet::relu(x + y));                          // the generated CUDA source
   // [quickstart]
+  // clang-format on
 
   std::printf("z[0] = %f, %llu kernels launched, %llu compiled\n", back[0],
               static_cast<unsigned long long>(jet::stats().launches),

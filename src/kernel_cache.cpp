@@ -41,7 +41,8 @@ struct kernel_identity {
   static std::vector<std::string> functions_of(const kernel_desc& d) {
     std::vector<std::string> texts;
     for (unsigned k = 0; k < d.function_count; ++k)
-      texts.push_back(std::string(d.functions[k]->name) + '\0' + d.functions[k]->signature + '\0' + d.functions[k]->body);
+      texts.push_back(std::string(d.functions[k]->name) + '\0' + d.functions[k]->signature + '\0' +
+                      d.functions[k]->body);
     return texts;
   }
 
@@ -66,10 +67,18 @@ struct compiled_entry {
   // The description the identity holds: for a background compile, which outlives the evaluation's
   // own description. Only expressions without user functions or counters are compiled there.
   kernel_desc owned_desc() const {
-    return {identity.nodes.data(), static_cast<std::uint32_t>(identity.nodes.size()),
-            static_cast<std::uint32_t>(identity.input_types.size()), identity.scalar_count,
-            identity.input_types.data(), 0, static_cast<std::uint32_t>(identity.out_nodes.size()),
-            identity.out_nodes.data(), identity.out_types.data(), nullptr, 0, 0};
+    return {identity.nodes.data(),
+            static_cast<std::uint32_t>(identity.nodes.size()),
+            static_cast<std::uint32_t>(identity.input_types.size()),
+            identity.scalar_count,
+            identity.input_types.data(),
+            0,
+            static_cast<std::uint32_t>(identity.out_nodes.size()),
+            identity.out_nodes.data(),
+            identity.out_types.data(),
+            nullptr,
+            0,
+            0};
   }
 };
 
@@ -101,8 +110,9 @@ global_cache& cache() {
 }
 
 CUfunction compile_and_load(const kernel_desc& d, const variant_key& v) {
-  return load_function(cached_compile(generate_source(d, v), properties().arch, describe(d), {d.node_count, d.function_count}).image,
-                       kernel_name);
+  return load_function(
+      cached_compile(generate_source(d, v), properties().arch, describe(d), {d.node_count, d.function_count}).image,
+      kernel_name);
 }
 
 }  // namespace
@@ -178,8 +188,10 @@ class background_compiler {
     // As many threads as compiles waiting, up to half the cores (the other half launch and
     // interpret), at most 8.
     const std::size_t most = std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
-    if (idle_ == 0 && threads_.size() < most) threads_.emplace_back([this] { work(); });
-    else wake_.notify_one();
+    if (idle_ == 0 && threads_.size() < most)
+      threads_.emplace_back([this] { work(); });
+    else
+      wake_.notify_one();
   }
   void drop_queued() {
     std::lock_guard lock(mutex_);
@@ -210,7 +222,8 @@ class background_compiler {
       entry.failed.store(true, std::memory_order_release);
       if (process_exiting()) return;
       stats_counters().background_failures.fetch_add(1, std::memory_order_relaxed);
-      std::fprintf(stderr, "jet: warning: the background compile of `%s` failed; the interpreter keeps evaluating it: %s\n",
+      std::fprintf(stderr,
+                   "jet: warning: the background compile of `%s` failed; the interpreter keeps evaluating it: %s\n",
                    describe(entry.owned_desc()).c_str(), e.what());
     }
   }
@@ -254,7 +267,8 @@ CUfunction find_stored_kernel(const kernel_desc& desc, kernel_slot& slot, const 
   compiled_entry& entry = cache().entry_for(desc, variant, properties().ordinal);
   CUfunction function = entry.function.load(std::memory_order_acquire);
   if (!function && !entry.disk_probed.exchange(true))
-    if (const std::optional<cached_cubin> stored = cached_on_disk(generate_source(desc, variant), properties().arch, describe(desc))) {
+    if (const std::optional<cached_cubin> stored =
+            cached_on_disk(generate_source(desc, variant), properties().arch, describe(desc))) {
       function = load_function(stored->image, kernel_name);
       entry.function.store(function, std::memory_order_release);  // a compile racing with this one loads its own copy
     }

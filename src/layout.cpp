@@ -44,7 +44,9 @@ layout slice_layout(const layout& l, int dim, std::int64_t start, std::int64_t s
   r.extents[dim] = count;
   // A step is taken only between two elements, and then stays within the memory l spans: with
   // fewer the stride stays as it was (step may be any int64).
-  const auto too_far = [&] { return "the offsets of a slice with step " + std::to_string(step) + " of " + l.to_string(); };
+  const auto too_far = [&] {
+    return "the offsets of a slice with step " + std::to_string(step) + " of " + l.to_string();
+  };
   if (count > 1) r.strides[dim] = checked_multiply(l.strides[dim], step, too_far);
   first_element = count ? checked_multiply(start, l.strides[dim], too_far) : 0;
   return r;
@@ -93,7 +95,8 @@ layout broadcast_layout(const layout& l, const jet::shape& to) {
     r.strides[d] = from == 1 ? 0 : l.strides[d - shift];
   }
   if (!valid)
-    throw shape_error("jet::view::broadcast_to: cannot broadcast shape " + l.extents.to_string() + " to " + to.to_string());
+    throw shape_error("jet::view::broadcast_to: cannot broadcast shape " + l.extents.to_string() + " to " +
+                      to.to_string());
   return r;
 }
 

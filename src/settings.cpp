@@ -47,9 +47,8 @@ std::optional<std::string_view> value_of(const char* name) {
 
 // The variable's value parsed, when it is set and not empty; a value that does not parse is one
 // warning, saying what is accepted and what jet does `instead`.
-template <class Parse>
-auto parsed_value_of(const char* name, Parse parse, std::string_view accepted, std::string_view instead)
-    -> decltype(parse(std::string_view())) {
+template <class Parse> auto parsed_value_of(const char* name, Parse parse, std::string_view accepted,
+                                            std::string_view instead) -> decltype(parse(std::string_view())) {
   const std::optional<std::string_view> text = value_of(name);
   if (!text) return std::nullopt;
   if (auto value = parse(*text)) return value;
@@ -88,17 +87,18 @@ std::optional<jit_policy> parse_jit_policy(std::string_view text) {
       text, {{"sync", jit_policy::sync}, {"async", jit_policy::async}, {"interpret", jit_policy::interpret}});
 }
 
-std::optional<bool> parse_on_off(std::string_view text) { return parse_word<bool>(text, {{"on", true}, {"off", false}}); }
+std::optional<bool> parse_on_off(std::string_view text) {
+  return parse_word<bool>(text, {{"on", true}, {"off", false}});
+}
 
 std::optional<log_level> parse_log_level(std::string_view text) {
   return parse_word<log_level>(text, {{"warning", log_level::warning}, {"info", log_level::info}});
 }
 
 std::optional<threads_and_ilp> kernel_shape_setting() {
-  static const std::optional<threads_and_ilp> shape =
-      parsed_value_of("JET_KERNEL_SHAPE", parse_kernel_shape,
-                      "want <threads>,<ilp>: threads a multiple of 32 from 32 to 1024, ilp 1 to 16",
-                      "using jet's default shape");
+  static const std::optional<threads_and_ilp> shape = parsed_value_of(
+      "JET_KERNEL_SHAPE", parse_kernel_shape,
+      "want <threads>,<ilp>: threads a multiple of 32 from 32 to 1024, ilp 1 to 16", "using jet's default shape");
   return shape;
 }
 
@@ -141,7 +141,8 @@ const std::filesystem::path& cache_directory_setting() {
   static const std::filesystem::path directory = []() -> std::filesystem::path {
     if (const char* directory = path_variable("JET_CACHE_DIR")) return directory;
     // The XDG specification says to ignore a relative XDG_CACHE_HOME.
-    if (const char* xdg = path_variable("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::filesystem::path(xdg) / "jet";
+    if (const char* xdg = path_variable("XDG_CACHE_HOME"); xdg && *xdg == '/')
+      return std::filesystem::path(xdg) / "jet";
     if (const char* home = path_variable("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "jet";
     return {};
   }();

@@ -27,12 +27,16 @@ namespace {
 
 // A chain of `Ops` ops on x: a distinct expression, and so a distinct kernel, for each length.
 template <int Ops> auto chain(const jet::array<float>& x) {
-  if constexpr (Ops == 1) return jet::sin(x);
-  else if constexpr (Ops % 2 == 0) return jet::tanh(chain<Ops - 1>(x)) * 1.5f;
-  else return chain<Ops - 1>(x) - x;
+  if constexpr (Ops == 1)
+    return jet::sin(x);
+  else if constexpr (Ops % 2 == 0)
+    return jet::tanh(chain<Ops - 1>(x)) * 1.5f;
+  else
+    return chain<Ops - 1>(x) - x;
 }
 
-template <int... Ops> void evaluate_all(jet::array<float>& z, const jet::array<float>& x, std::integer_sequence<int, Ops...>) {
+template <int... Ops>
+void evaluate_all(jet::array<float>& z, const jet::array<float>& x, std::integer_sequence<int, Ops...>) {
   ((z = chain<Ops + 1>(x)), ...);
 }
 
@@ -74,7 +78,8 @@ int nvrtc_compiling() {
   // have returned (its thread sets the flag a moment after that; the 100 ms allowed for it is far
   // less than the seconds the compile takes, so exiting without the wait cannot pass).
   std::atexit([] {
-    for (int i = 0; i < 100 && !background_compile_returned; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int i = 0; i < 100 && !background_compile_returned; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (background_compile_returned) std::printf("the background compile finished before exit\n");
     std::fflush(stdout);
   });

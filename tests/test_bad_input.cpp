@@ -22,14 +22,25 @@ jet::view<float> fake_nd(const jet::shape& s, std::uintptr_t address) {
 
 using jet::test::contains;
 
-// out = in for one float operand, through the core, with the pointers given.
-void copy_through_core(const void* in, void* out, std::size_t n) {
+// The description of out = in for one float operand, as the core sees it; no hash: nothing here
+// reaches the kernel cache.
+const jet::detail::kernel_desc& copy_desc() {
   static const jet::detail::node nodes[] = {{jet::detail::op_id::input, jet::dtype::float32}};
   static const jet::dtype types[] = {jet::dtype::float32};
   static const std::uint16_t roots[] = {0};
-  static const jet::detail::kernel_desc desc{
-      .nodes = nodes, .node_count = 1, .input_count = 1, .input_types = types, .out_count = 1, .out_nodes = roots,
-      .out_types = types};  // no hash: nothing here reaches the kernel cache
+  static const jet::detail::kernel_desc desc{.nodes = nodes,
+                                             .node_count = 1,
+                                             .input_count = 1,
+                                             .input_types = types,
+                                             .out_count = 1,
+                                             .out_nodes = roots,
+                                             .out_types = types};
+  return desc;
+}
+
+// out = in for one float operand, through the core, with the pointers given.
+void copy_through_core(const void* in, void* out, std::size_t n) {
+  const jet::detail::kernel_desc& desc = copy_desc();
   jet::detail::kernel_slot slot;
   const jet::detail::layout l = jet::detail::layout::contiguous(jet::shape::of_size(n));
   void* outputs[] = {out};
@@ -53,8 +64,7 @@ TEST_CASE("bad input: empty operands evaluate to nothing, and need no device", "
   CHECK_NOTHROW(null_but_empty = x * x);
 }
 
-TEST_CASE("bad input: a moved-from array is empty, and with other operands a shape_error",
-          "[cpu][errors][bad_input]") {
+TEST_CASE("bad input: a moved-from array is empty, and with other operands a shape_error", "[cpu][errors][bad_input]") {
   jet::array<float> a;
   jet::array<float> b = std::move(a);  // a no longer owns memory: size 0, null data
   CHECK(a.size() == 0);
@@ -157,12 +167,7 @@ TEST_CASE("bad input: a view whose furthest element is past 2^63 - 1 elements or
   CHECK_NOTHROW(jet::view<float>(p, jet::shape{3}, {max / 16}));
   CHECK_NOTHROW(jet::view<float>(p, jet::shape{1, 4}, {min, 1}));  // a stride of extent 1 is never taken
   // The core checks layouts that did not come through a view, before planning.
-  static const jet::detail::node nodes[] = {{jet::detail::op_id::input, jet::dtype::float32}};
-  static const jet::dtype types[] = {jet::dtype::float32};
-  static const std::uint16_t roots[] = {0};
-  static const jet::detail::kernel_desc desc{
-      .nodes = nodes, .node_count = 1, .input_count = 1, .input_types = types, .out_count = 1, .out_nodes = roots,
-      .out_types = types};
+  const jet::detail::kernel_desc& desc = copy_desc();
   jet::detail::kernel_slot slot;
   const jet::detail::layout far{jet::shape{2}, {max}}, out = jet::detail::layout::contiguous(jet::shape{2});
   void* outputs[] = {reinterpret_cast<void*>(0x20000)};

@@ -35,7 +35,7 @@ TEST_CASE("relu(x + y) is one masked kernel with one named temporary per node", 
   CHECK(src.find("i < n") != std::string::npos);  // the tutorial's mask
   CHECK(src.find("const float t2 = jet_add(x0, x1);") != std::string::npos);
   CHECK(src.find("const float t3 = jet_relu(t2);") != std::string::npos);
-  CHECK(src.find("vec = 4") != std::string::npos);  // 16-byte accesses for float
+  CHECK(src.find("vec = 4") != std::string::npos);   // 16-byte accesses for float
   CHECK(src.find("#include") == std::string::npos);  // no headers
 }
 
@@ -83,7 +83,8 @@ TEST_CASE("each distinct input is one parameter, loaded once", "[cpu][codegen]")
   CHECK(src.find("jet_mul(x1, x0)") != std::string::npos);
 }
 
-TEST_CASE("the last tile takes a block per `threads` elements, one each, and the kernel has no loop", "[cpu][codegen]") {
+TEST_CASE("the last tile takes a block per `threads` elements, one each, and the kernel has no loop",
+          "[cpu][codegen]") {
   auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8);
   const auto& d = desc_of(jet::relu(x + y));
   const jet::detail::variant_key v = jet::detail::default_variant(d);
@@ -143,7 +144,8 @@ TEST_CASE("float16 is stored as its bits, widened on load and rounded on store, 
   CHECK(src.find("jet_vec<unsigned short, vec> v0[ilp];") != std::string::npos);
 }
 
-TEST_CASE("bfloat16 widens by a shift and rounds by cvt.rn.bf16.f32, and a cast to it rounds in place", "[cpu][codegen]") {
+TEST_CASE("bfloat16 widens by a shift and rounds by cvt.rn.bf16.f32, and a cast to it rounds in place",
+          "[cpu][codegen]") {
   auto b = jet::test::fake_view<jet::bfloat16>(8);
   auto f = jet::test::fake_view<float>(8);
   const std::string src = jet::source(jet::cast<jet::bfloat16>(f * f) + b);
@@ -174,8 +176,9 @@ TEST_CASE("narrow integers compute in their own type: each node converts back, s
   CHECK(src.find("vec = 16") != std::string::npos);
   auto flags = jet::test::fake_view<bool>(8);
   const std::string compare = jet::source(flags == (a < b));
-  CHECK(compare.find("jet_kernel(bool* __restrict__ out0, const bool* __restrict__ in0, const signed char* __restrict__ "
-                     "in1, const signed char* __restrict__ in2,") != std::string::npos);
+  CHECK(
+      compare.find("jet_kernel(bool* __restrict__ out0, const bool* __restrict__ in0, const signed char* __restrict__ "
+                   "in1, const signed char* __restrict__ in2,") != std::string::npos);
   auto u = jet::test::fake_view<std::uint32_t>(8);
   CHECK(jet::source(u * 3u).find("const unsigned int s0") != std::string::npos);  // unsigned scalars
 }

@@ -168,7 +168,9 @@ TEST_CASE("a truncated, corrupt or foreign entry is replaced, with a warning", "
     check_replaced(e, "fails its checksum");
   }
   SECTION("a foreign file") {
-    overwrite_file(entry, "\x7f" "ELF, but not an entry jet wrote\n");
+    overwrite_file(entry,
+                   "\x7f"
+                   "ELF, but not an entry jet wrote\n");
     check_replaced(e, "is not a jet kernel cache entry");
   }
 }
@@ -192,9 +194,13 @@ TEST_CASE("an entry recorded for another NVRTC, another jet or another kernel is
   }
   SECTION("another kernel whose key has the same hash") { recorded = key_of((x - y) * y).text; }
   // A whole, intact entry under e's name, recorded for the other key, with a cubin jet must not load.
-  REQUIRE(jet::detail::active_disk_cache()->store({recorded, key.hash}, "\x7f" "ELF stale"));
+  REQUIRE(jet::detail::active_disk_cache()->store({recorded, key.hash},
+                                                  "\x7f"
+                                                  "ELF stale"));
   check_replaced(e, "holds another kernel's cubin, or one from another NVRTC or jet version");
-  CHECK(jet::compile(e, hopper).cubin != "\x7f" "ELF stale");
+  CHECK(jet::compile(e, hopper).cubin !=
+        "\x7f"
+        "ELF stale");
 }
 
 TEST_CASE("a cache directory that others could write to is refused: memory only, with a warning", "[cpu][disk_cache]") {
@@ -332,14 +338,15 @@ TEST_CASE("8 threads compiling the same 100 expressions compile each kernel once
   scratch_directory scratch;
   const restore_disk_cache restore;
   jet::set_disk_cache_directory((scratch / "cache").string());
-  const auto calls = jet::test::numbered_compiles<jet::test::numbered_expression_count>(
-      jet::test::fake_view<float>(), jet::test::fake_view<float>());
+  const auto calls = jet::test::numbered_compiles<jet::test::numbered_expression_count>(jet::test::fake_view<float>(),
+                                                                                        jet::test::fake_view<float>());
   const jet::statistics before = jet::stats();
   std::atomic<std::size_t> failed{0};
   {
     std::vector<std::jthread> threads;
     // Each thread in its own order: at any moment, threads on the same kernel and on others.
-    for (std::size_t t = 0; t < 8; ++t) threads.emplace_back([&, t] { failed += jet::test::failed_compiles(calls, 13 * t); });
+    for (std::size_t t = 0; t < 8; ++t)
+      threads.emplace_back([&, t] { failed += jet::test::failed_compiles(calls, 13 * t); });
   }
   CHECK(failed == 0);
   const counts c = counted_since(before);
@@ -377,7 +384,8 @@ TEST_CASE("8 processes filling one cache at once all succeed and leave a valid c
   CHECK(counted_since(before) == counts{0, expressions, 0});
 }
 
-TEST_CASE("JET_LOG=info logs each compile and disk hit, and JET_CACHE_MAX_BYTES bounds the cache", "[cpu][disk_cache]") {
+TEST_CASE("JET_LOG=info logs each compile and disk hit, and JET_CACHE_MAX_BYTES bounds the cache",
+          "[cpu][disk_cache]") {
   scratch_directory scratch;
   const fs::path log = scratch / "log";
   auto run_filler = [&](const fs::path& directory, int count, const std::string& setting) {

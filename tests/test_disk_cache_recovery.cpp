@@ -83,7 +83,8 @@ TEST_CASE("a cache directory removed while in use is created again, with one war
     compile_fresh(jet::exp(y) * x);
     compile_fresh(x / (y + x));
   });
-  CHECK(warnings == "jet: warning: the kernel cache directory " + directory.string() + " was removed; created it again\n");
+  CHECK(warnings ==
+        "jet: warning: the kernel cache directory " + directory.string() + " was removed; created it again\n");
   CHECK(counted_since(before) == counts{3, 0, 3});
   CHECK(list_directory(directory).entries.size() == 3);
   CHECK(jet::disk_cache_directory() == directory.string());
@@ -133,7 +134,8 @@ TEST_CASE("a directory in an entry's place: an empty one is removed, another ski
   }
 }
 
-TEST_CASE("a large file named like an entry is refused from its first bytes, unread, and replaced", "[cpu][disk_cache]") {
+TEST_CASE("a large file named like an entry is refused from its first bytes, unread, and replaced",
+          "[cpu][disk_cache]") {
   scratch_directory scratch;
   const auto cache = disk_cache::open(scratch / "cache", one_gib);
   REQUIRE(cache);
@@ -150,7 +152,8 @@ TEST_CASE("a large file named like an entry is refused from its first bytes, unr
   CHECK(cache->load(key) == "a cubin");
 }
 
-TEST_CASE("a cache bounded to 0 bytes (JET_CACHE_MAX_BYTES=0) stores nothing and counts no write", "[cpu][disk_cache]") {
+TEST_CASE("a cache bounded to 0 bytes (JET_CACHE_MAX_BYTES=0) stores nothing and counts no write",
+          "[cpu][disk_cache]") {
   scratch_directory scratch;
   const auto cache = disk_cache::open(scratch / "cache", 0);
   REQUIRE(cache);

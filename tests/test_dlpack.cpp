@@ -54,9 +54,9 @@ TEST_CASE("dlpack: every jet dtype maps to its DLPack type and back", "[cpu][dlp
     std::uint8_t code, bits;
   };
   const expected table[] = {
-      {jet::dtype::boolean, 6, 8},        {jet::dtype::int8, kDLInt, 8},      {jet::dtype::uint8, kDLUInt, 8},
-      {jet::dtype::int16, kDLInt, 16},    {jet::dtype::int32, kDLInt, 32},    {jet::dtype::uint32, kDLUInt, 32},
-      {jet::dtype::int64, kDLInt, 64},    {jet::dtype::uint64, kDLUInt, 64},  {jet::dtype::float16, kDLFloat, 16},
+      {jet::dtype::boolean, 6, 8},           {jet::dtype::int8, kDLInt, 8},       {jet::dtype::uint8, kDLUInt, 8},
+      {jet::dtype::int16, kDLInt, 16},       {jet::dtype::int32, kDLInt, 32},     {jet::dtype::uint32, kDLUInt, 32},
+      {jet::dtype::int64, kDLInt, 64},       {jet::dtype::uint64, kDLUInt, 64},   {jet::dtype::float16, kDLFloat, 16},
       {jet::dtype::bfloat16, kDLBfloat, 16}, {jet::dtype::float32, kDLFloat, 32}, {jet::dtype::float64, kDLFloat, 64},
   };
   static_assert(std::size(table) == jet::detail::dtype_count, "one row per dtype");
@@ -146,8 +146,7 @@ TEST_CASE("dlpack: a refused tensor is named and released once", "[cpu][dlpack][
        "jet::from_dlpack: rank 9 (jet takes 0 to 8)"},
       {"at a misaligned offset", fake_tensor(f32, {3}, {}, {kDLCUDA, 0}, 2),
        "jet::from_dlpack: byte_offset 2 is not a multiple of the element size 4"},
-      {"of a negative extent", fake_tensor(f32, {2, -1}),
-       "jet::from_dlpack: negative extent -1"},
+      {"of a negative extent", fake_tensor(f32, {2, -1}), "jet::from_dlpack: negative extent -1"},
   };
   for (refused& c : cases) {
     INFO(c.what);

@@ -26,8 +26,8 @@ TEST_CASE("building an expression does no work and has a static type", "[cpu][ex
   STATIC_REQUIRE(E::node_count == 4);
   STATIC_REQUIRE(E::input_count == 2);
   STATIC_REQUIRE(E::scalar_count == 0);
-  STATIC_REQUIRE(std::is_same_v<E, jet::apply<jet::ops::relu, jet::apply<jet::ops::add, jet::terminal<float>,
-                                                                          jet::terminal<float>>>>);
+  STATIC_REQUIRE(std::is_same_v<
+                 E, jet::apply<jet::ops::relu, jet::apply<jet::ops::add, jet::terminal<float>, jet::terminal<float>>>>);
 }
 
 TEST_CASE("promotion follows the documented rules", "[cpu][expr][dtype]") {
@@ -75,6 +75,7 @@ constexpr dtype b = dtype::boolean, i8 = dtype::int8, u8 = dtype::uint8, i16 = d
 constexpr dtype order[] = {b, i8, u8, i16, i32, u32, i64, u64, f16, bf16, f32, f64};
 // README's table, row + column. NumPy 2's result_type, except where a floating type meets an
 // integer (the floating type wins as it is, as in PyTorch) and for bfloat16, which NumPy lacks.
+// clang-format off
 constexpr dtype expected[12][12] = {
     //  b    i8    u8   i16   i32   u32   i64   u64   f16  bf16   f32   f64
     {   b,   i8,   u8,  i16,  i32,  u32,  i64,  u64,  f16, bf16,  f32,  f64},  // b
@@ -90,6 +91,7 @@ constexpr dtype expected[12][12] = {
     { f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f64},  // f32
     { f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64},  // f64
 };
+// clang-format on
 
 // The expression layer agrees: min(a, b) of views of every pair of element types (min only
 // promotes; arithmetic would turn bool into int32).
@@ -179,10 +181,10 @@ TEST_CASE("every dtype names its C++ type, its CUDA storage and its size", "[cpu
   STATIC_REQUIRE(!jet::is_element_type_v<long double>);
   for (dtype d : promotion_table::order) {
     INFO(jet::name(d));
-    CHECK(jet::size_of(d) == (d == dtype::boolean || d == dtype::int8 || d == dtype::uint8 ? 1
+    CHECK(jet::size_of(d) == (d == dtype::boolean || d == dtype::int8 || d == dtype::uint8       ? 1
                               : d == dtype::int16 || d == dtype::float16 || d == dtype::bfloat16 ? 2
-                              : d == dtype::int32 || d == dtype::uint32 || d == dtype::float32 ? 4
-                                                                                                  : 8));
+                              : d == dtype::int32 || d == dtype::uint32 || d == dtype::float32   ? 4
+                                                                                                 : 8));
     CHECK(jet::compute_type(d) == (d == dtype::float16 || d == dtype::bfloat16 ? dtype::float32 : d));
   }
   CHECK(jet::name(dtype::bfloat16) == "bfloat16");

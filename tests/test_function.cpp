@@ -23,9 +23,23 @@ std::string twin_source_in_other_file();  // function_twin.cpp
 
 // Seventeen functions, one more than an expression could call before.
 #define JET_TEST_STEP(k) JET_FUNCTION(step_##k, float(float a), "return a * 2.0f + " #k ".0f;")
-JET_TEST_STEP(0); JET_TEST_STEP(1); JET_TEST_STEP(2); JET_TEST_STEP(3); JET_TEST_STEP(4); JET_TEST_STEP(5);
-JET_TEST_STEP(6); JET_TEST_STEP(7); JET_TEST_STEP(8); JET_TEST_STEP(9); JET_TEST_STEP(10); JET_TEST_STEP(11);
-JET_TEST_STEP(12); JET_TEST_STEP(13); JET_TEST_STEP(14); JET_TEST_STEP(15); JET_TEST_STEP(16);
+JET_TEST_STEP(0);
+JET_TEST_STEP(1);
+JET_TEST_STEP(2);
+JET_TEST_STEP(3);
+JET_TEST_STEP(4);
+JET_TEST_STEP(5);
+JET_TEST_STEP(6);
+JET_TEST_STEP(7);
+JET_TEST_STEP(8);
+JET_TEST_STEP(9);
+JET_TEST_STEP(10);
+JET_TEST_STEP(11);
+JET_TEST_STEP(12);
+JET_TEST_STEP(13);
+JET_TEST_STEP(14);
+JET_TEST_STEP(15);
+JET_TEST_STEP(16);
 #undef JET_TEST_STEP
 
 // Braces, quotes and `#` where the compiler does not take them for code: comments, literals, a
@@ -76,7 +90,8 @@ TEST_CASE("a JET_FUNCTION is fused into the kernel like an op", "[cpu][function]
   const auto e = jet::relu(scaled_product(x, y) - 2.0f);
   const std::string src = jet::source(e);
   CAPTURE(src);
-  CHECK(contains(src, "__device__ __forceinline__ float jet_user_scaled_product(float a, float b) {\nreturn a * b + 1.0f;\n}"));
+  CHECK(contains(
+      src, "__device__ __forceinline__ float jet_user_scaled_product(float a, float b) {\nreturn a * b + 1.0f;\n}"));
   CHECK(contains(src, "jet_user_scaled_product(x0, x1)"));
   CHECK(jet::detail::expression_text(jet::detail::default_kernel<decltype(e)>::desc) ==
         "relu(scaled_product(in0, in1) - s0)");
@@ -135,8 +150,8 @@ TEST_CASE("JET_FUNCTIONs of one name in two files each run their own body", "[cp
 
 TEST_CASE("an expression may call more than 16 distinct JET_FUNCTIONs", "[cpu][function]") {
   auto x = jet::test::fake_view<float>();
-  const auto e = step_16(step_15(step_14(step_13(step_12(step_11(step_10(step_9(step_8(step_7(step_6(step_5(step_4(
-      step_3(step_2(step_1(step_0(x)))))))))))))))));
+  const auto e = step_16(step_15(step_14(step_13(
+      step_12(step_11(step_10(step_9(step_8(step_7(step_6(step_5(step_4(step_3(step_2(step_1(step_0(x)))))))))))))))));
   const std::string src = jet::source(e);
   CHECK(contains(src, "jet_user_step_0(float a)"));
   CHECK(contains(src, "jet_user_step_16(float a)"));
@@ -175,7 +190,8 @@ constexpr char extern_declaration[] = "extern float secret; return a;";
 constexpr char universal_name[] = "return \\u006a\\u0065t_kernel;";
 }  // namespace
 
-TEST_CASE("a body that could act outside its function is refused, naming the function and why", "[cpu][function][errors]") {
+TEST_CASE("a body that could act outside its function is refused, naming the function and why",
+          "[cpu][function][errors]") {
   auto refuses = [](auto source, const std::string& why) {
     try {
       source();
@@ -221,9 +237,8 @@ TEST_CASE("a body that may end without a return is a compile_error, not undefine
 
 TEST_CASE("NVRTC's other warnings about a body are printed on stderr as it compiles", "[cpu][function]") {
   jet::set_disk_cache(false);  // compiled here, not loaded
-  const std::string warnings = jet::test::stderr_of([] {
-    CHECK(jet::compile(unused_local(jet::test::fake_view<float>()), jet::arch{90}).cubin.size() > 0);
-  });
+  const std::string warnings = jet::test::stderr_of(
+      [] { CHECK(jet::compile(unused_local(jet::test::fake_view<float>()), jet::arch{90}).cubin.size() > 0); });
   jet::set_disk_cache(true);
   CAPTURE(warnings);
   CHECK(contains(warnings, "jet: warning: NVRTC warns about the kernel of `unused_local(in0)` (sm_90)"));

@@ -59,10 +59,10 @@ jet::detail::variant_key random_variant(const jet::detail::kernel_desc& d, jet::
     const bool share = earlier < k && d.input_types[earlier] == d.input_types[k] && c.chance(0.3);
     v.unique_of[k] = share ? v.unique_of[earlier] : distinct++;
   }
-  const std::vector<access> inputs = v.vec == 1 ? std::vector{access::linear, access::gather}
+  const std::vector<access> inputs = v.vec == 1    ? std::vector{access::linear, access::gather}
                                      : v.rank == 1 ? std::vector{access::linear, access::broadcast}
                                                    : std::vector{access::linear, access::unit, access::broadcast};
-  const std::vector<access> outputs = v.vec == 1 ? std::vector{access::linear, access::gather}
+  const std::vector<access> outputs = v.vec == 1    ? std::vector{access::linear, access::gather}
                                       : v.rank == 1 ? std::vector{access::linear}
                                                     : std::vector{access::linear, access::unit};
   for (unsigned k = 0; k < distinct; ++k) v.input_access[k] = c.pick(inputs);
@@ -77,8 +77,9 @@ jet::detail::variant_key random_variant(const jet::detail::kernel_desc& d, jet::
     v.output_access[0] = c.pick(tiled);
   } else if (v.rank >= 2 && c.chance(0.25)) {  // rows: any access but transposed; vectors only where contiguous
     v.rows = true;
-    const std::vector<access> row_inputs = v.vec == 1 ? std::vector{access::linear, access::unit, access::broadcast, access::gather}
-                                                      : std::vector{access::linear, access::unit, access::broadcast};
+    const std::vector<access> row_inputs =
+        v.vec == 1 ? std::vector{access::linear, access::unit, access::broadcast, access::gather}
+                   : std::vector{access::linear, access::unit, access::broadcast};
     const std::vector<access> row_outputs = v.vec == 1 ? std::vector{access::linear, access::unit, access::gather}
                                                        : std::vector{access::linear, access::unit};
     for (unsigned k = 0; k < distinct; ++k) v.input_access[k] = c.pick(row_inputs);
@@ -103,9 +104,10 @@ std::set<std::string> jet_vocabulary() {
     for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it) words.insert(it->str());
   };
   const std::regex literal(R"__(R"cuda\(([\s\S]*?)\)cuda"|"((?:[^"\\\n]|\\.)*)")__");
-  for (const char* file : {"src/codegen/spelling.hpp", "src/codegen/spelling.cpp", "src/codegen/source_text.cpp",
-                           "src/codegen/kernel_parts.hpp", "src/codegen/kernel_parts.cpp", "src/codegen/elementwise.cpp",
-                           "src/codegen/reduction.cpp", "include/jet/ops.def", "include/jet/dtype.hpp"}) {
+  for (const char* file :
+       {"src/codegen/spelling.hpp", "src/codegen/spelling.cpp", "src/codegen/source_text.cpp",
+        "src/codegen/kernel_parts.hpp", "src/codegen/kernel_parts.cpp", "src/codegen/elementwise.cpp",
+        "src/codegen/reduction.cpp", "include/jet/ops.def", "include/jet/dtype.hpp"}) {
     const std::string text = read_file(std::string(JET_SOURCE_DIR) + "/" + file);
     for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) add_words(it->str());
   }
@@ -125,7 +127,8 @@ std::set<std::string> jet_vocabulary() {
 // asm statement, the 16-bit conversions' instruction and operands (made of its vocabulary's words),
 // preprocessor lines other than #pragma unroll, characters outside printable ASCII.
 std::vector<std::string> foreign_tokens(const std::string& source, const std::set<std::string>& vocabulary) {
-  static const std::regex numbered("(t|x|stored_x|s|in|out|is|os|o|v|r|result|base_in|base_out|tile_in|tile_out)[0-9]+(_row|_at)?");
+  static const std::regex numbered(
+      "(t|x|stored_x|s|in|out|is|os|o|v|r|result|base_in|base_out|tile_in|tile_out)[0-9]+(_row|_at)?");
   static const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
   auto known_words = [&](const std::string& text) {
     for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it)
@@ -138,15 +141,16 @@ std::vector<std::string> foreign_tokens(const std::string& source, const std::se
   std::istringstream lines(source);
   for (std::string line; std::getline(lines, line);) {
     const auto first = line.find_first_not_of(' ');
-    if (first != std::string::npos && line[first] == '#' && !line.starts_with("#pragma unroll")) foreign.push_back(line);
+    if (first != std::string::npos && line[first] == '#' && !line.starts_with("#pragma unroll"))
+      foreign.push_back(line);
     for (std::sregex_iterator it(line.begin(), line.end(), token), end; it != end; ++it) {
       const std::string t = it->str();
       const unsigned char head = static_cast<unsigned char>(t[0]);
       const bool known = std::isalpha(head) || head == '_' ? vocabulary.count(t) || std::regex_match(t, numbered)
                          : std::isdigit(head)              ? true
                          : head == '"' ? t == "\"C\"" || (line.find("asm(") != std::string::npos && known_words(t))
-                         : head == '#'                     ? it->position() == static_cast<long>(first)
-                                                           : punctuation.find(t[0]) != std::string::npos;
+                         : head == '#' ? it->position() == static_cast<long>(first)
+                                       : punctuation.find(t[0]) != std::string::npos;
       if (!known) foreign.push_back(t);
     }
   }
@@ -155,7 +159,8 @@ std::vector<std::string> foreign_tokens(const std::string& source, const std::se
 
 // The PTX of k's kernel (its default variant) for sm_90.
 std::string ptx_of(const jet::detail::kernel_desc& k) {
-  const jet::test::nvrtc_output out = jet::test::nvrtc_compile(jet::detail::generate_source(k, jet::detail::default_variant(k)));
+  const jet::test::nvrtc_output out =
+      jet::test::nvrtc_compile(jet::detail::generate_source(k, jet::detail::default_variant(k)));
   INFO(out.log);
   REQUIRE(out.compiled);
   REQUIRE(out.ptx.find(".entry") != std::string::npos);
@@ -216,7 +221,8 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
   CHECK(input_dtypes.size() == std::size(jet::test::all_dtypes));
   CHECK(output_dtypes.size() == std::size(jet::test::all_dtypes));
   CHECK(hashes.size() >= count * 9 / 10);  // small trees repeat
-  CHECK(forms.size() == std::set<std::string>(std::begin(jet::test::operand_forms), std::end(jet::test::operand_forms)).size());
+  CHECK(forms.size() ==
+        std::set<std::string>(std::begin(jet::test::operand_forms), std::end(jet::test::operand_forms)).size());
   CHECK(broadcast > count / 10);
   CHECK(misaligned > count / 10);
   CHECK(empty > 0);
@@ -337,9 +343,7 @@ TEST_CASE("the run-time host evaluation agrees with the typed reference", "[cpu]
     std::vector<jet::test::bounded> scratch;
     std::size_t differ = 0;
     for (std::size_t k = 0; k < n; ++k) {
-      auto input = [&](unsigned slot) {
-        return data[reinterpret_cast<std::uintptr_t>(b.values.input[slot])][k];
-      };
+      auto input = [&](unsigned slot) { return data[reinterpret_cast<std::uintptr_t>(b.values.input[slot])][k]; };
       const auto got = jet::test::evaluate_element(desc, 0, input, scalars, scratch);
       const long double want = jet::test::reference(e, k, h);
       differ += !(got.value == want || (std::isnan(got.value) && std::isnan(want)));
@@ -359,8 +363,8 @@ TEST_CASE("the run-time host evaluation agrees with the typed reference", "[cpu]
 }
 
 TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot determine", "[cpu][fuzz][reference]") {
-  using jet::detail::op_id;
   using jet::dtype;
+  using jet::detail::op_id;
   // in0 OP in1 for float32 inputs.
   auto binary = [](op_id op, dtype result, long double a, long double b) {
     const jet::detail::node nodes[] = {{op_id::input, dtype::float32, 0, {}, {0}},
@@ -383,7 +387,8 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
                                      .hash = 0};
     std::vector<jet::test::bounded> scratch;
     const long double values[] = {a, b};
-    return jet::test::evaluate_element(d, 0, [&](unsigned slot) { return values[slot]; }, nullptr, scratch);
+    return jet::test::evaluate_element(
+        d, 0, [&](unsigned slot) { return values[slot]; }, nullptr, scratch);
   };
   const auto product = binary(op_id::mul, dtype::float32, 3, 0.1f);
   CHECK(product.value == 3 * static_cast<double>(0.1f));  // float64, not rounded to float32
@@ -402,11 +407,12 @@ TEST_CASE("abs of int16's lowest wraps before it widens, and no PTX abs.s16 comp
   // (-32768) and agreed with the host evaluation. NVVM had made the int16 abs PTX's abs.s16,
   // which ptxas computes in a 32-bit register (sign-extend, IABS) and then takes for a
   // sign-extended 16-bit value, with or without --fmad=false.
-  using jet::detail::op_id;
   using jet::dtype;
+  using jet::detail::op_id;
   const auto a = jet::test::fake_view<std::int32_t>();
   const auto b = jet::test::fake_view<std::int16_t>(8, 0x20000);
-  const jet::detail::kernel_desc& d = jet::test::desc_of(b < jet::clamp(jet::pow(b, a), -jet::relu(jet::abs(b) + a), jet::exp(a)));
+  const jet::detail::kernel_desc& d =
+      jet::test::desc_of(b < jet::clamp(jet::pow(b, a), -jet::relu(jet::abs(b) + a), jet::exp(a)));
   // abs computes in int16 and its result converts to int32 for the add; the floating nodes are float64.
   auto node_of = [&](op_id op) {
     for (unsigned i = 0; i < d.node_count; ++i)
@@ -426,7 +432,9 @@ TEST_CASE("abs of int16's lowest wraps before it widens, and no PTX abs.s16 comp
   std::vector<jet::test::bounded> scratch;
   std::vector<long double> own;
   for (const auto& [a_value, want] : wrong_on_gpu) {
-    auto input = [&, a_value = a_value](unsigned slot) { return d.input_types[slot] == dtype::int16 ? -32768 : a_value; };
+    auto input = [&, a_value = a_value](unsigned slot) {
+      return d.input_types[slot] == dtype::int16 ? -32768 : a_value;
+    };
     INFO("a = " << static_cast<double>(a_value));
     const jet::test::bounded ref = jet::test::evaluate_element(d, 0, input, nullptr, scratch);
     CHECK(ref.value == want);
@@ -452,9 +460,10 @@ TEST_CASE("abs of the lowest int64 stays negative where it converts to float64",
   // a = lowest int64 was 1, not 0.5. NVVM had made the int64 abs PTX's abs.s64, and ptxas, taking
   // that for never negative, dropped exp's select of 0 for a negative argument (-2^63): exp's
   // result was x + inf. The unfused steps, which store abs(a) first, agreed with the host.
-  using jet::detail::op_id;
   using jet::dtype;
-  const jet::detail::kernel_desc& d = jet::test::desc_of(jet::sigmoid(jet::exp(jet::abs(jet::test::fake_view<std::int64_t>()))));
+  using jet::detail::op_id;
+  const jet::detail::kernel_desc& d =
+      jet::test::desc_of(jet::sigmoid(jet::exp(jet::abs(jet::test::fake_view<std::int64_t>()))));
   for (unsigned i = 0; i < d.node_count; ++i)
     if (d.nodes[i].op == op_id::abs) CHECK(d.nodes[i].type == dtype::int64);
   // The host evaluation of a = lowest: abs(a) is lowest, exp(-2^63) is 0, sigmoid(0) is 0.5.
@@ -474,8 +483,8 @@ TEST_CASE("the host evaluation converts as jet does: integers wrap, floating val
   // The GPU fuzzer's first run found the host evaluation saturating integers into narrower ones
   // (out = max(c, c), int64 into int32; cast<int32_t>(cast<int64_t>(b))), and the kernels taking
   // a NaN operand to the lowest int64 instead of 0 (philox_uniform(sqrt(d), ...)): tests/README.md.
-  using jet::detail::op_id;
   using jet::dtype;
+  using jet::detail::op_id;
   // op on one input per operand (of dtypes `in`, converted to `args`), its result stored as `out`;
   // the reference and the evaluation in the nodes' own dtypes must agree.
   auto evaluate = [](op_id op, std::vector<dtype> in, std::vector<dtype> args, dtype result, dtype out,
@@ -515,13 +524,15 @@ TEST_CASE("the host evaluation converts as jet does: integers wrap, floating val
   CHECK(evaluate(op_id::max, {i64, i64}, {i64, i64}, i64, i32, {int64_max, int64_max}) == -1);
   CHECK(evaluate(op_id::max, {i64, i64}, {i64, i64}, i64, i32, {-2147483649.0L, -2147483649.0L}) == 2147483647);
   CHECK(evaluate(op_id::cast, {i64}, {i64}, i32, i32, {1e10L}) == 1410065408);
-  CHECK(evaluate(op_id::cast, {dtype::uint64}, {dtype::uint64}, dtype::int8, dtype::int8, {18446744073709551615.0L}) == -1);
+  CHECK(evaluate(op_id::cast, {dtype::uint64}, {dtype::uint64}, dtype::int8, dtype::int8, {18446744073709551615.0L}) ==
+        -1);
   CHECK(evaluate(op_id::cast, {dtype::int16}, {dtype::int16}, dtype::uint8, dtype::uint8, {-300}) == 212);
   // Floating values saturate and NaN is 0, as operands too (fuzz case 7043010981146226037).
   CHECK(evaluate(op_id::cast, {f64}, {f64}, i32, i32, {1e300L}) == 2147483647);
   CHECK(evaluate(op_id::add, {f64, f64}, {f64, f64}, f64, i64, {NAN, 1}) == 0);
   auto philox = [](long double counter, long double seed) {
-    return static_cast<long double>(jet::host::philox_uniform(static_cast<std::int64_t>(counter), static_cast<std::int64_t>(seed)));
+    return static_cast<long double>(
+        jet::host::philox_uniform(static_cast<std::int64_t>(counter), static_cast<std::int64_t>(seed)));
   };
   CHECK(evaluate(op_id::philox_uniform, {f64, f32}, {i64, i64}, f32, f32, {NAN, -2.75f}) == philox(0, -2));
   CHECK(evaluate(op_id::philox_uniform, {f32, f64}, {i64, i64}, f32, f32, {1e30f, -INFINITY}) ==
@@ -545,8 +556,9 @@ TEST_CASE("an evaluation in the nodes' own dtypes passes the fuzzer's judge", "[
       ++elements;
       determined += ref.determined();
       if (const char* wrong = jet::test::misjudged(r.out_type[0], ref, got, got); wrong && failed++ < 5)
-        FAIL_CHECK("seed " << r.seed << ", element " << i << ": " << wrong << ": reference " << static_cast<double>(ref.value)
-                           << " (bound " << ref.radius << "), in own dtypes " << static_cast<double>(got) << "\n"
+        FAIL_CHECK("seed " << r.seed << ", element " << i << ": " << wrong << ": reference "
+                           << static_cast<double>(ref.value) << " (bound " << ref.radius << "), in own dtypes "
+                           << static_cast<double>(got) << "\n"
                            << r.text());
     }
   }
@@ -565,7 +577,9 @@ TEST_CASE("every random case, fused and unfused, passes the core's checks and pl
   for (const random_expression& r : random_expressions(2000)) {
     INFO("seed " << r.seed << "\n" << r.text());
     const auto d = r.desc();
-    auto address = [](std::size_t allocation) { return reinterpret_cast<char*>(std::uintptr_t{1} << 32) + (allocation << 24); };
+    auto address = [](std::size_t allocation) {
+      return reinterpret_cast<char*>(std::uintptr_t{1} << 32) + (allocation << 24);
+    };
     std::vector<const void*> inputs;
     for (unsigned slot = 0; slot < d.input_count; ++slot) {
       const auto& o = r.operands[r.slot_operand[slot]];
@@ -575,15 +589,19 @@ TEST_CASE("every random case, fused and unfused, passes the core's checks and pl
     void* out = address(7) + r.output.first * jet::size_of(r.out_type[0]);
     jet::detail::kernel_slot slot;
     const jet::detail::evaluation fused{d, slot, &out, &r.output.view, inputs.data(), layouts.data(), r.scalars.data()};
-    if (r.shape.size() == 0) CHECK_NOTHROW(jet::detail::evaluate(fused));
-    else CHECK_THROWS_AS(jet::detail::evaluate(fused), jet::no_device);
+    if (r.shape.size() == 0)
+      CHECK_NOTHROW(jet::detail::evaluate(fused));
+    else
+      CHECK_THROWS_AS(jet::detail::evaluate(fused), jet::no_device);
     std::size_t arrays = 8;
     jet::test::evaluate_unfused(
         d, inputs.data(), layouts.data(), r.scalars.data(), [&](std::size_t) -> void* { return address(arrays++); },
         [&](const jet::detail::evaluation& e) {
           // A step of an empty expression may still have elements (a row operand of a (0, C) result).
-          if (jet::detail::broadcast_shape(e.desc, e.input_layouts).size() == 0) CHECK_NOTHROW(jet::detail::evaluate(e));
-          else CHECK_THROWS_AS(jet::detail::evaluate(e), jet::no_device);
+          if (jet::detail::broadcast_shape(e.desc, e.input_layouts).size() == 0)
+            CHECK_NOTHROW(jet::detail::evaluate(e));
+          else
+            CHECK_THROWS_AS(jet::detail::evaluate(e), jet::no_device);
         });
     ++planned;
   }

@@ -26,21 +26,22 @@
 #include <string>
 #include <vector>
 
+using jet::test::check_against_reference;
+using jet::test::check_every_op;
 using jet::test::close;
+using jet::test::fresh_seed;
 using jet::test::host_inputs;
 using jet::test::poison;
 using jet::test::random_vector;
 using jet::test::reference;
-using jet::test::check_against_reference;
-using jet::test::check_every_op;
-using jet::test::fresh_seed;
 
 namespace {
 
 // For the cache tests: jet's disk cache in a scratch directory of the test's own, and two float
 // arrays of fresh random data (x in [x_lo, x_hi], y in [y_lo, y_hi]) with their host copies.
 struct fresh_cache_and_operands {
-  fresh_cache_and_operands(std::size_t n, std::array<double, 2> x_range, std::array<double, 2> y_range, std::uint64_t seed)
+  fresh_cache_and_operands(std::size_t n, std::array<double, 2> x_range, std::array<double, 2> y_range,
+                           std::uint64_t seed)
       : n(n) {
     jet::set_disk_cache_directory((scratch / "cache").string());
     const auto hx = random_vector<float>(n, x_range[0], x_range[1], fresh_seed() + seed);
@@ -101,7 +102,8 @@ TEST_CASE("every op matches the host reference at 2^26 elements", "[gpu][ops][la
 
 TEST_CASE("the README's expressions are one kernel each and correct", "[gpu][fusion]") {
   const std::size_t n = (1 << 20) + 3;
-  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 1), hy = random_vector<float>(n, -3, 3, fresh_seed() + 2);
+  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 1),
+             hy = random_vector<float>(n, -3, 3, fresh_seed() + 2);
   host_inputs h;
   const jet::array<float> x = h.upload(hx), y = h.upload(hy);
   const auto before = jet::stats().launches;
@@ -147,10 +149,10 @@ TEST_CASE("16-bit floats mix with other dtypes and keep float32 inside an expres
   const jet::array<float> f = in.upload(hf);
   const jet::array<std::int8_t> i = in.upload(hi);
   const double subnormal = static_cast<float>(std::numeric_limits<jet::float16>::denorm_min());
-  CHECK(check_against_reference(h + f, n, in) == 0);                  // float32
-  CHECK(check_against_reference(h * b, n, in) == 0);                  // float32, and exact
-  CHECK(check_against_reference(h * 2.0, n, in) == 0);                // float16: the double scalar is weak
-  CHECK(check_against_reference(i + h, n, in, subnormal) == 0);       // float16
+  CHECK(check_against_reference(h + f, n, in) == 0);                       // float32
+  CHECK(check_against_reference(h * b, n, in) == 0);                       // float32, and exact
+  CHECK(check_against_reference(h * 2.0, n, in) == 0);                     // float16: the double scalar is weak
+  CHECK(check_against_reference(i + h, n, in, subnormal) == 0);            // float16
   CHECK(check_against_reference(jet::sqrt(jet::abs(b)) + b, n, in) == 0);  // bfloat16
   CHECK(check_against_reference(jet::where(h < f, h, b), n, in) == 0);
   CHECK(check_against_reference<jet::float16>(f * 3.f, n, in, subnormal) == 0);  // rounded on store
@@ -171,7 +173,8 @@ TEST_CASE("16-bit floats mix with other dtypes and keep float32 inside an expres
   const jet::view<jet::float16> tail(h.data() + 1, n - 1);
   const std::vector<jet::float16> doubled = jet::array<jet::float16>(tail * 2.f).to_host();
   bad = 0;
-  for (std::size_t k = 0; k + 1 < n; ++k) bad += doubled[k].bits != jet::float16(2.f * static_cast<float>(hh[k + 1])).bits;
+  for (std::size_t k = 0; k + 1 < n; ++k)
+    bad += doubled[k].bits != jet::float16(2.f * static_cast<float>(hh[k + 1])).bits;
   CHECK(bad == 0);
 }
 
@@ -222,7 +225,8 @@ template <class H> void check_device_conversions_match_host() {
   bad = 0;
   for (std::size_t k = 0; k < probes.size(); ++k) {
     const H expected(probes[k]);
-    const bool stored_right = std::isnan(probes[k]) ? std::isnan(static_cast<float>(stored[k])) : stored[k].bits == expected.bits;
+    const bool stored_right =
+        std::isnan(probes[k]) ? std::isnan(static_cast<float>(stored[k])) : stored[k].bits == expected.bits;
     if ((!stored_right || !same_float(static_cast<float>(expected), cast_inside[k])) && bad++ < 3)
       std::printf("  %a: stored 0x%04x, cast 0x%08x, host 0x%04x\n", static_cast<double>(probes[k]), stored[k].bits,
                   std::bit_cast<std::uint32_t>(cast_inside[k]), expected.bits);
@@ -240,7 +244,8 @@ TEST_CASE("the device's 16-bit conversions agree with the host's on every patter
 
 TEST_CASE("comparisons are stored into arrays of bool, which are operands like any other", "[gpu][dtype][bool]") {
   const std::size_t n = 100003;
-  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 19), hy = random_vector<float>(n, -3, 3, fresh_seed() + 20);
+  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 19),
+             hy = random_vector<float>(n, -3, 3, fresh_seed() + 20);
   jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
   jet::array<bool> less = x < y;
   auto at_least = jet::eval(x >= y);
@@ -286,7 +291,7 @@ TEST_CASE("narrow and unsigned integer arithmetic wraps in its own type", "[gpu]
   for (std::size_t k = 0; k < n; ++k) {
     bad += sum[k] != static_cast<std::int8_t>(ha[k] + hb[k]);  // C++20: conversion is modulo 2^8
     bad += product[k] != static_cast<std::int8_t>(ha[k] * hb[k]);
-    bad += negated[k] != static_cast<std::int8_t>(-ha[k]);  // -(-128) is -128
+    bad += negated[k] != static_cast<std::int8_t>(-ha[k]);                                // -(-128) is -128
     bad += scaled[k] != static_cast<std::int8_t>(ha[k] * static_cast<std::int8_t>(300));  // 300 is 44 as int8
     bad += decremented[k] != static_cast<std::uint8_t>(hu[k] - 1);
     bad += widened[k] != ha[k] + hu[k];
@@ -298,7 +303,8 @@ TEST_CASE("narrow and unsigned integer arithmetic wraps in its own type", "[gpu]
 
 TEST_CASE("an output that is an input is read and written in place", "[gpu][alias]") {
   const std::size_t n = (1 << 20) + 3;
-  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 7), hy = random_vector<float>(n, -3, 3, fresh_seed() + 8);
+  const auto hx = random_vector<float>(n, -3, 3, fresh_seed() + 7),
+             hy = random_vector<float>(n, -3, 3, fresh_seed() + 8);
   jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
   x = x + y;
   std::vector<float> got = x.to_host();
@@ -384,7 +390,8 @@ TEST_CASE("8 threads evaluating the same 100 expressions compile each kernel onc
         evaluations.push_back([&h, e, n] {
           const std::vector<float> got = jet::array<float>(e).to_host();
           std::size_t bad = 0;
-          for (std::size_t i = 0; i < n; i += 97) bad += !close(got[i], reference(e, i, h), jet::test::rtol<float>(), 1e-5);
+          for (std::size_t i = 0; i < n; i += 97)
+            bad += !close(got[i], reference(e, i, h), jet::test::rtol<float>(), 1e-5);
           return bad;
         });
       });

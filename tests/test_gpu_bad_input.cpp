@@ -16,7 +16,7 @@ TEST_CASE("bad input: a failed assignment leaves its output as it was", "[gpu][e
   jet::view<float> out = memory.view();
   jet::array<float> x = jet::from_host(std::vector<float>(12, 1.f), {3, 4});
   const jet::array<float> wrong = jet::from_host(std::vector<float>(5, 2.f));
-  CHECK_THROWS_AS(out = x + wrong, jet::shape_error);              // operands that do not broadcast
+  CHECK_THROWS_AS(out = x + wrong, jet::shape_error);            // operands that do not broadcast
   CHECK_THROWS_AS(out = x.transpose() + 1.f, jet::shape_error);  // an expression of another shape
   CHECK(memory.to_host() == before);
   jet::array<float> a = x.clone();
@@ -25,7 +25,8 @@ TEST_CASE("bad input: a failed assignment leaves its output as it was", "[gpu][e
   CHECK(a.to_host() == std::vector<float>(12, 1.f));
 }
 
-TEST_CASE("bad input: running out of memory during an assignment leaves the array as it was", "[gpu][errors][bad_input][memory]") {
+TEST_CASE("bad input: running out of memory during an assignment leaves the array as it was",
+          "[gpu][errors][bad_input][memory]") {
   jet::array<float> a = jet::from_host(std::vector<float>{1, 2, 3});
   jet::array<float> one = jet::from_host(std::vector<float>{5});
   const jet::view<float> huge = one.broadcast_to({1 << 20, 1 << 20});  // evaluating it needs a new 4 TiB array

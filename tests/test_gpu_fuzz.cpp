@@ -52,7 +52,9 @@ class device_memory {
   void* data() const { return p_; }
   /// Element `index` of an array of elements of dtype t here.
   void* at(jet::dtype t, std::int64_t index) const { return static_cast<char*>(p_) + index * jet::size_of(t); }
-  void upload(const std::vector<unsigned char>& bytes) const { jet::detail::copy_to_device(p_, bytes.data(), bytes.size()); }
+  void upload(const std::vector<unsigned char>& bytes) const {
+    jet::detail::copy_to_device(p_, bytes.data(), bytes.size());
+  }
   std::vector<unsigned char> download() const {
     std::vector<unsigned char> bytes(bytes_);
     jet::detail::copy_to_host(bytes.data(), p_, bytes_);
@@ -152,16 +154,19 @@ case_outcome run_case(const random_expression& r) {
     const char* wrong = jet::test::misjudged(out_type, ref, f, u);
     if (wrong && bad_count++ < 4) {
       char line[320];
-      std::snprintf(line, sizeof line, "    element %zu: %s: reference %.17Lg (bound %.3g), fused %.17Lg, unfused %.17Lg\n", i,
-                    wrong, ref.value, ref.radius, f, u);
+      std::snprintf(line, sizeof line,
+                    "    element %zu: %s: reference %.17Lg (bound %.3g), fused %.17Lg, unfused %.17Lg\n", i, wrong,
+                    ref.value, ref.radius, f, u);
       bad += line;
     }
   }
   outcome.elements = n;
   for (std::size_t k = 0; k < written.size(); ++k) {
     bool poisoned = true;
-    for (int b = 0; b < jet::size_of(out_type); ++b) poisoned = poisoned && fused_bytes[k * jet::size_of(out_type) + b] == poison_byte;
-    if (!written[k] && !poisoned && bad_count++ < 4) bad += "    allocation element " + std::to_string(k) + " outside the output's view was written\n";
+    for (int b = 0; b < jet::size_of(out_type); ++b)
+      poisoned = poisoned && fused_bytes[k * jet::size_of(out_type) + b] == poison_byte;
+    if (!written[k] && !poisoned && bad_count++ < 4)
+      bad += "    allocation element " + std::to_string(k) + " outside the output's view was written\n";
   }
   if (bad_count) outcome.failure = std::to_string(bad_count) + " of " + std::to_string(n) + " elements wrong:\n" + bad;
   return outcome;
@@ -223,10 +228,12 @@ TEST_CASE("fuzz: random expressions, fused and unfused, against the float64 host
   jet::test::coverage coverage;
   for (const random_expression& r : cases) coverage.add(r);
   const char* policy = std::getenv("JET_JIT");
-  std::printf("fuzz (JET_JIT=%s): %zu cases, %zu distinct expressions, %zu elements (%.1f%% determined by the host evaluation), "
-              "%zu launches, %.1f s, %zu failed; run seed %llu\n",
-              policy ? policy : "default", cases.size(), distinct.size(), elements.load(), 100.0 * determined / std::max<std::size_t>(elements, 1),
-              launches.load(), seconds, failures.load(), static_cast<unsigned long long>(run_seed));
+  std::printf(
+      "fuzz (JET_JIT=%s): %zu cases, %zu distinct expressions, %zu elements (%.1f%% determined by the host evaluation), "
+      "%zu launches, %.1f s, %zu failed; run seed %llu\n",
+      policy ? policy : "default", cases.size(), distinct.size(), elements.load(),
+      100.0 * determined / std::max<std::size_t>(elements, 1), launches.load(), seconds, failures.load(),
+      static_cast<unsigned long long>(run_seed));
   CHECK(failures == 0);
   CHECK(distinct.size() >= wanted);
   CHECK(jet::stats().launches - launches_before == launches);  // fused: one kernel per expression

@@ -107,8 +107,8 @@ template <class T> std::vector<T> random_values(std::size_t n, std::uint64_t see
 
 // Evaluates e into an array of R under `policy`; the result's bytes and how many launches the
 // interpreter made.
-template <class R, class E> std::pair<std::vector<unsigned char>, std::uint64_t> evaluate_under(jit_policy policy, const E& e,
-                                                                                                  std::size_t n) {
+template <class R, class E>
+std::pair<std::vector<unsigned char>, std::uint64_t> evaluate_under(jit_policy policy, const E& e, std::size_t n) {
   policy_scope scope(policy);
   device_bytes out(n * sizeof(R));
   jet::view<R> v(static_cast<R*>(out.p), n);
@@ -132,8 +132,8 @@ template <class T> void every_op_agrees(std::uint64_t seed) {
       const auto e = jet::test::apply_op<Op>(a, b, c);
       using E = std::remove_cvref_t<decltype(e)>;
       using R = jet::cpp_type<E::type>;
-      const jet::detail::encoding code = jet::detail::encode_for_interpreter(
-          jet::detail::kernel_of<jet::detail::roots<E>, R>::desc, nullptr, nullptr);
+      const jet::detail::encoding code =
+          jet::detail::encode_for_interpreter(jet::detail::kernel_of<jet::detail::roots<E>, R>::desc, nullptr, nullptr);
       INFO(Op::name << " on " << jet::name(jet::dtype_of<T>()) << ", offset " << offset
                     << (code.family ? "" : ", not interpreted: " + code.reason));
       const auto [interpreted, interpreter_launches] = evaluate_under<R>(jit_policy::interpret, e, n);
@@ -201,7 +201,8 @@ TEST_CASE("interpreter: 200 random expressions, interpreted and compiled, agree"
   CHECK(interpreted > 0);
 }
 
-TEST_CASE("interpreter: async runs a new expression at once, then switches to its compiled kernel", "[gpu][interpreter]") {
+TEST_CASE("interpreter: async runs a new expression at once, then switches to its compiled kernel",
+          "[gpu][interpreter]") {
   policy_scope scope(jit_policy::async);
   constexpr std::size_t n = 100003;
   const auto hx = random_values<float>(n, jet::test::fresh_seed() + 900);

@@ -42,9 +42,9 @@ TEST_CASE("broadcasting against rows, columns and new dimensions", "[gpu][nd][br
     auto row = random_array<float>({m}, h, 2);
     auto column = random_array<float>({517, 1}, h, 3);
     const auto before = launches();
-    CHECK(check_against_reference(x + row, x.size(), h) == 0);                   // bias add
-    CHECK(check_against_reference(x * column - row, x.size(), h, 1e-6) == 0);    // both at once
-    CHECK(check_against_reference(jet::relu(column + row), x.size(), h) == 0);   // an outer sum
+    CHECK(check_against_reference(x + row, x.size(), h) == 0);                  // bias add
+    CHECK(check_against_reference(x * column - row, x.size(), h, 1e-6) == 0);   // both at once
+    CHECK(check_against_reference(jet::relu(column + row), x.size(), h) == 0);  // an outer sum
     CHECK(launches() - before == 3);
   }
   auto a = random_array<double>({2, 1, 5}, h, 4);
@@ -62,7 +62,8 @@ TEST_CASE("slices, reversed slices, transposes and permutations", "[gpu][nd][vie
   CHECK(check_against_reference(x.transpose() + y, 200 * 300, h) == 0);  // the transpose-add
   CHECK(check_against_reference(z.permute({2, 0, 1}) + 1.f, 120, h) == 0);
   CHECK(check_against_reference(z.reshape({20, 6}) * z.reshape({20, 6}).slice(0, 0, 1), 120, h) == 0);
-  CHECK(check_against_reference(x.slice(0, 10, 20).slice(1, 3, 200, 7) + 0.5f, 10 * 29, h) == 0);  // columns 3, 10, .., 199
+  CHECK(check_against_reference(x.slice(0, 10, 20).slice(1, 3, 200, 7) + 0.5f, 10 * 29, h) ==
+        0);                                       // columns 3, 10, .., 199
   const auto gathered = x.transpose().to_host();  // a strided view comes back in C order
   const auto plain = x.to_host();
   CHECK(gathered[1] == plain[200]);
@@ -101,8 +102,7 @@ TEST_CASE("compound assignment works in place and keeps the shape", "[gpu][nd][i
   const auto got = x.to_host();
   std::size_t bad = 0;
   for (int r = 0; r < 33; ++r)
-    for (int c = 0; c < 65; ++c)
-      bad += got[r * 65 + c] != (hx[r * 65 + c] + hrow[c]) * 2 - (r == 0 ? 1.5 : 0);
+    for (int c = 0; c < 65; ++c) bad += got[r * 65 + c] != (hx[r * 65 + c] + hrow[c]) * 2 - (r == 0 ? 1.5 : 0);
   CHECK(bad == 0);
   CHECK(x.shape() == jet::shape{33, 65});
   auto small = random_array<double>({65}, h, 12);

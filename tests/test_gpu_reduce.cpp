@@ -21,8 +21,8 @@
 using jet::detail::reduction_id;
 using jet::test::fresh_seed;
 using jet::test::judge;
-using jet::test::widen;
 using jet::test::random_vector;
+using jet::test::widen;
 
 namespace {
 
@@ -56,8 +56,10 @@ template <class E> std::vector<E> values_for(reduction_id r, std::size_t n, std:
       e = E(1 + std::uniform_real_distribution<double>(-0x1p-12, 0x1p-12)(engine));
     else if constexpr (jet::is_floating(jet::dtype_of<E>()))  // two neighbours of 1, log-balanced
       e = E(engine() % 3 ? 1.0f - std::numeric_limits<E>::epsilon() / 2 : 1.0f + std::numeric_limits<E>::epsilon());
-    else if constexpr (std::is_same_v<E, bool>) e = true;
-    else e = static_cast<E>((2 * static_cast<int>(engine() % 2) - 1) * (engine() % 2 ? 1 : 3));
+    else if constexpr (std::is_same_v<E, bool>)
+      e = true;
+    else
+      e = static_cast<E>((2 * static_cast<int>(engine() % 2) - 1) * (engine() % 2 ? 1 : 3));
     v[i] = e;
   }
   return v;
@@ -107,9 +109,9 @@ template <class T> std::pair<jet::array<T>, std::vector<T>> random_array(const j
 
 // Reduction R of view v along `axis`, each result against the host's reduction of its row, read
 // from v's memory (`base`, the host copy of the allocation v views from `origin`) by v's strides.
-template <reduction_id R, class T, class F>
-void check_axis(const jet::view<T>& v, const T* origin, const std::vector<T>& base, int axis, F element,
-                double element_rtol = 0) {
+template <reduction_id R, class T, class F> void check_axis(const jet::view<T>& v, const T* origin,
+                                                            const std::vector<T>& base, int axis, F element,
+                                                            double element_rtol = 0) {
   constexpr auto typing = jet::detail::resolve_reduction(R, jet::dtype_of<T>());
   using Acc = jet::cpp_type<typing.accumulator>;
   using Res = jet::cpp_type<typing.result>;
@@ -186,7 +188,8 @@ TEST_CASE("every reduction of 2^26 float32 and int32 elements", "[gpu][reduce]")
 TEST_CASE("sum(x * y) and dot(x, y) are one launch, bit-identical run to run, within the bound", "[gpu][reduce]") {
   for (std::size_t n : {std::size_t{1025}, (std::size_t{1} << 20) + 3, std::size_t{1} << 26}) {
     INFO(n << " elements");
-    const std::vector<float> hx = random_vector<float>(n, -2, 2, fresh_seed() + 1), hy = random_vector<float>(n, -2, 2, fresh_seed() + 2);
+    const std::vector<float> hx = random_vector<float>(n, -2, 2, fresh_seed() + 1),
+                             hy = random_vector<float>(n, -2, 2, fresh_seed() + 2);
     const jet::array<float> x = jet::from_host(hx), y = jet::from_host(hy);
     std::vector<double> products(n);
     for (std::size_t i = 0; i < n; ++i) products[i] = static_cast<float>(hx[i] * hy[i]);  // as the kernel computes them
@@ -255,7 +258,7 @@ TEST_CASE("axis reductions of random N-D shapes and strided views", "[gpu][reduc
     for (int d = 0; d < rank; ++d) s.push_back(1 + static_cast<std::int64_t>(engine() % (rank > 2 ? 12 : 70)));
     auto [x, host] = random_array<float>(s, c);
     // (assigning a view copies elements, so each kind of view is a new one)
-    const jet::view<float> v = c % 3 == 1                ? x.transpose()
+    const jet::view<float> v = c % 3 == 1               ? x.transpose()
                                : c % 3 == 2 && s[0] > 1 ? x.slice(0, s[0] - 1, 0, -2)  // reversed, every other row
                                                         : x.view();
     const int axis = static_cast<int>(engine() % rank);

@@ -31,8 +31,8 @@ template <class T> std::size_t heat_step(std::int64_t n, std::uint64_t salt, dou
     return a.slice(0, 1 + di, 1 + di + n - 2).slice(1, 1 + dj, 1 + dj + n - 2);
   };
   const jet::view<T> centre = at(u.view(), 0, 0);
-  const auto e = centre + T(0.2) * (at(u.view(), -1, 0) + at(u.view(), 1, 0) + at(u.view(), 0, -1) + at(u.view(), 0, 1) -
-                                    T(4) * centre);
+  const auto e = centre + T(0.2) * (at(u.view(), -1, 0) + at(u.view(), 1, 0) + at(u.view(), 0, -1) +
+                                    at(u.view(), 0, 1) - T(4) * centre);
   CHECK(jet::test::planned_variant_of(at(next.view(), 0, 0), e).rows);
   return check_into_view(next, at(next.view(), 0, 0), e, h, atol);
 }
@@ -52,8 +52,10 @@ template <class T> int random_trials(int trials, std::uint64_t salt, double atol
     const bool aligned = engine() % 3 == 0, stepped = engine() % 3 == 0;
     auto offset = [&] { return aligned ? std::int64_t{0} : static_cast<std::int64_t>(engine() % 5); };
     const std::int64_t oa = offset(), ob = offset(), oo = offset(), wide = columns + 16;  // rows 16 apart: aligned
-    auto a = random_device_array<T>({rows, wide}, h, 4 * trial + 1), b = random_device_array<T>({rows, wide}, h, 4 * trial + 2);
-    auto bias = random_device_array<T>({columns}, h, 4 * trial + 3), column = random_device_array<T>({rows, 1}, h, 4 * trial + 4);
+    auto a = random_device_array<T>({rows, wide}, h, 4 * trial + 1),
+         b = random_device_array<T>({rows, wide}, h, 4 * trial + 2);
+    auto bias = random_device_array<T>({columns}, h, 4 * trial + 3),
+         column = random_device_array<T>({rows, 1}, h, 4 * trial + 4);
     jet::array<T> out = poisoned_array<T>({rows, 2 * wide});
     const jet::view<T> into = out.view().slice(1, oo, oo + (stepped ? 2 : 1) * columns, stepped ? 2 : 1);
     const auto e = a.view().slice(1, oa, oa + columns) * b.view().slice(1, ob, ob + columns) + bias - column;

@@ -53,11 +53,16 @@ template <class T> void check_integer_ops() {
   auto widened = [](auto want) { return [want](std::size_t i) { return static_cast<wide>(want(i)); }; };
   CHECK(differences("cast<int64_t>(abs(a))", jet::array<wide>(jet::cast<wide>(jet::abs(a))).to_host(),
                     widened(want1(ops::abs{}))) == 0);
-  CHECK(differences("cast<int64_t>(-a)", jet::array<wide>(jet::cast<wide>(-a)).to_host(), widened(want1(ops::neg{}))) == 0);
-  CHECK(differences("cast<int64_t>(a + b)", jet::array<wide>(jet::cast<wide>(a + b)).to_host(), widened(want2(ops::add{}))) == 0);
-  CHECK(differences("cast<int64_t>(a - b)", jet::array<wide>(jet::cast<wide>(a - b)).to_host(), widened(want2(ops::sub{}))) == 0);
-  CHECK(differences("cast<int64_t>(a * b)", jet::array<wide>(jet::cast<wide>(a * b)).to_host(), widened(want2(ops::mul{}))) == 0);
-  CHECK(differences("cast<int64_t>(a / b)", jet::array<wide>(jet::cast<wide>(a / b)).to_host(), widened(want2(ops::div{}))) == 0);
+  CHECK(differences("cast<int64_t>(-a)", jet::array<wide>(jet::cast<wide>(-a)).to_host(), widened(want1(ops::neg{}))) ==
+        0);
+  CHECK(differences("cast<int64_t>(a + b)", jet::array<wide>(jet::cast<wide>(a + b)).to_host(),
+                    widened(want2(ops::add{}))) == 0);
+  CHECK(differences("cast<int64_t>(a - b)", jet::array<wide>(jet::cast<wide>(a - b)).to_host(),
+                    widened(want2(ops::sub{}))) == 0);
+  CHECK(differences("cast<int64_t>(a * b)", jet::array<wide>(jet::cast<wide>(a * b)).to_host(),
+                    widened(want2(ops::mul{}))) == 0);
+  CHECK(differences("cast<int64_t>(a / b)", jet::array<wide>(jet::cast<wide>(a / b)).to_host(),
+                    widened(want2(ops::div{}))) == 0);
   // Converted to float64 in the same kernel, abs(lowest) stays negative where a floating op tests
   // its sign: the GPU fuzzer's case 18154564470890906082 (tests/README.md) made exp of abs of the
   // lowest int64 +inf, not 0. exp(x) of the host within 4 ulp (0 and inf exactly).
@@ -65,25 +70,38 @@ template <class T> void check_integer_ops() {
   std::size_t wrong_exps = 0;
   for (std::size_t i = 0; i < exps.size(); ++i) {
     const double want = std::exp(static_cast<double>(want1(ops::abs{})(i)));
-    const bool close = exps[i] == want ||
-                       (std::isfinite(want) && std::fabs(exps[i] - want) <= 4 * std::numeric_limits<double>::epsilon() * want);
-    if (!close && wrong_exps++ < 5) std::printf("  exp(cast<double>(abs(a))), element %zu: got %.17g, want %.17g\n", i, exps[i], want);
+    const bool close =
+        exps[i] == want ||
+        (std::isfinite(want) && std::fabs(exps[i] - want) <= 4 * std::numeric_limits<double>::epsilon() * want);
+    if (!close && wrong_exps++ < 5)
+      std::printf("  exp(cast<double>(abs(a))), element %zu: got %.17g, want %.17g\n", i, exps[i], want);
   }
   CHECK(wrong_exps == 0);
   // Fused: a quotient of a wrapped product is not simplified back to a.
-  CHECK(differences("(a * b) / b", jet::array<T>((a * b) / b).to_host(), [&](std::size_t i) {
-          return ops::div::reference(ops::mul::reference(ha[i], hb[i]), hb[i]);
-        }) == 0);
-  const auto quotient = jet::array<T>(jet::from_host(std::vector<T>{lowest<T>, 5, -5, 0}) /
-                                      jet::from_host(std::vector<T>{-1, 0, 2, 0}))
-                            .to_host();
+  CHECK(differences("(a * b) / b", jet::array<T>((a * b) / b).to_host(),
+                    [&](std::size_t i) { return ops::div::reference(ops::mul::reference(ha[i], hb[i]), hb[i]); }) == 0);
+  const auto quotient =
+      jet::array<T>(jet::from_host(std::vector<T>{lowest<T>, 5, -5, 0}) / jet::from_host(std::vector<T>{-1, 0, 2, 0}))
+          .to_host();
   CHECK(quotient == std::vector<T>{lowest<T>, 0, -2, 0});
 }
 
 template <class F> std::vector<F> floating_extremes() {
   const F inf = std::numeric_limits<F>::infinity();
-  std::vector<F> v = {std::numeric_limits<F>::quiet_NaN(), inf, -inf, F(0), F(-0.0), F(0.5), F(-0.5), F(2.7), F(-2.7),
-                      std::numeric_limits<F>::denorm_min(), std::numeric_limits<F>::max(), lowest<F>, F(1e30), F(-1e30)};
+  std::vector<F> v = {std::numeric_limits<F>::quiet_NaN(),
+                      inf,
+                      -inf,
+                      F(0),
+                      F(-0.0),
+                      F(0.5),
+                      F(-0.5),
+                      F(2.7),
+                      F(-2.7),
+                      std::numeric_limits<F>::denorm_min(),
+                      std::numeric_limits<F>::max(),
+                      lowest<F>,
+                      F(1e30),
+                      F(-1e30)};
   // Around 2^31 and 2^63, the ends of int32 and int64.
   for (int e : {31, 63})
     for (F x : {std::ldexp(F(1), e), -std::ldexp(F(1), e)})
@@ -135,8 +153,10 @@ TEST_CASE("operands converted to integers saturate and take NaN to 0; narrower i
   const std::vector<float> random = jet::array<float>(jet::philox_uniform(d, f)).to_host();
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < hd.size(); ++i) {
-    const float want = jet::host::philox_uniform(jet::host::convert<std::int64_t>(hd[i]), jet::host::convert<std::int64_t>(hf[i]));
-    if (random[i] != want && wrong++ < 5) std::printf("  philox_uniform, element %zu: got %.9g, want %.9g\n", i, random[i], want);
+    const float want =
+        jet::host::philox_uniform(jet::host::convert<std::int64_t>(hd[i]), jet::host::convert<std::int64_t>(hf[i]));
+    if (random[i] != want && wrong++ < 5)
+      std::printf("  philox_uniform, element %zu: got %.9g, want %.9g\n", i, random[i], want);
   }
   CHECK(wrong == 0);
 
@@ -146,10 +166,14 @@ TEST_CASE("operands converted to integers saturate and take NaN to 0; narrower i
   const jet::array<std::int64_t> l = jet::from_host(hl);
   jet::array<std::int32_t> stored(hl.size());
   stored = jet::max(l, l);
-  auto wrapped = [&](auto narrow) { return [&, narrow](std::size_t i) { return static_cast<decltype(narrow)>(hl[i]); }; };
+  auto wrapped = [&](auto narrow) {
+    return [&, narrow](std::size_t i) { return static_cast<decltype(narrow)>(hl[i]); };
+  };
   CHECK(differences("stored into int32", stored.to_host(), wrapped(std::int32_t{})) == 0);
-  CHECK(differences("cast<int32_t>", jet::array<std::int32_t>(jet::cast<std::int32_t>(l)).to_host(), wrapped(std::int32_t{})) == 0);
-  CHECK(differences("cast<int8_t>", jet::array<std::int8_t>(jet::cast<std::int8_t>(l)).to_host(), wrapped(std::int8_t{})) == 0);
+  CHECK(differences("cast<int32_t>", jet::array<std::int32_t>(jet::cast<std::int32_t>(l)).to_host(),
+                    wrapped(std::int32_t{})) == 0);
+  CHECK(differences("cast<int8_t>", jet::array<std::int8_t>(jet::cast<std::int8_t>(l)).to_host(),
+                    wrapped(std::int8_t{})) == 0);
   // Saturated, then wrapped: cast<int32_t>(cast<int64_t>(1e10)) is 1e10 mod 2^32.
   const auto chained = jet::array<std::int32_t>(jet::cast<std::int32_t>(jet::cast<std::int64_t>(d))).to_host();
   CHECK(differences("cast<int32_t>(cast<int64_t>(x))", chained, [&](std::size_t i) {

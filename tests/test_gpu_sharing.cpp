@@ -21,7 +21,9 @@ template <class A> auto call_price(const A& s, const A& x, const A& t, const A& 
   };
   const auto d1 = d1_of(s, x, t);
   const auto d2 = d1_of(s2, x2, t2) - v * jet::sqrt(t2);
-  const auto cnd = [](const auto& d) { return 0.5f * (1.0f + jet::tanh(0.7978845608f * (d + 0.044715f * d * jet::abs(d)))); };
+  const auto cnd = [](const auto& d) {
+    return 0.5f * (1.0f + jet::tanh(0.7978845608f * (d + 0.044715f * d * jet::abs(d))));
+  };
   return s * cnd(d1) - x * jet::exp(-r * t) * cnd(d2);
 }
 

@@ -33,8 +33,8 @@ struct ten_step_data {
     auto values = [&](int k) { return random_vector<float>(n, -1, 1, fresh_seed() + 101 * salt + k); };
     const std::vector<float> x = values(0), y = values(1), u = values(2), v = values(3), w = values(4);
     const std::vector<float> t(n, poison<float>());
-    device = {jet::from_host(x), jet::from_host(y), jet::from_host(u), jet::from_host(v), jet::from_host(w),
-              jet::from_host(t)};
+    device = {jet::from_host(x), jet::from_host(y), jet::from_host(u),
+              jet::from_host(v), jet::from_host(w), jet::from_host(t)};
     host.resize(n);
     for (std::size_t i = 0; i < n; ++i) host[i] = {x[i], y[i], u[i], v[i], w[i], 0};
   }
@@ -145,7 +145,7 @@ TEST_CASE("events: time between two records covers the work between them", "[gpu
 
 TEST_CASE("graphs: a captured ten-expression step replays correctly", "[gpu][graph]") {
   ten_step_data d(1024 * 3 + 5, 2);  // a ragged tail: the masked path
-  jet::test::ten_step(d.device);  // compiled and loaded before the capture
+  jet::test::ten_step(d.device);     // compiled and loaded before the capture
   d.host_steps(1);
   jet::stream s;
   jet::stream_guard on(s);
@@ -217,7 +217,9 @@ TEST_CASE("graphs: what a capture cannot do is refused and the stream stays usab
                     }),
                     "jet: cannot copy 12 bytes to the host during stream capture: a graph would copy from host "
                     "memory that is gone by then");
-  CHECK_THROWS_WITH(jet::capture([&] { x = jet::from_host(std::vector<float>{4, 5}); }),
+  CHECK_THROWS_WITH(jet::capture([&] {
+                      x = jet::from_host(std::vector<float>{4, 5});
+                    }),
                     "jet: cannot copy 8 bytes from the host during stream capture: a graph would copy from host "
                     "memory that is gone by then");
   x = x * 2.f;  // the capture was abandoned: this runs
@@ -315,7 +317,7 @@ TEST_CASE("memory: a small block freed on a stream is reused there, and one a gr
   const jet::array<float> second = jet::sum(x);
   CHECK(std::fabs(second.item() - reference) <= 1e-5 * hx.size());
   if (!jet::detail::properties().pool) return;  // cuMemFree'd memory: no promise about addresses
-  CHECK(second.data() == freed);  // jet's small-block cache, not the pool, gave it back
+  CHECK(second.data() == freed);                // jet's small-block cache, not the pool, gave it back
 
   // A result allocated inside a capture is the graph's memory, freed outside it: small arrays
   // made afterwards get other memory, and the graph's replays never overwrite them.

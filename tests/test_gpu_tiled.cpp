@@ -30,7 +30,8 @@ template <class T> int random_trials(int trials, std::uint64_t salt) {
   for (int trial = 0; trial < trials; ++trial) {
     host_inputs h;
     const auto [s, la, lb, lc, lo] = jet::test::make_tiled_case(engine);
-    auto a = random_device_array<T>(la.stored, h, 4 * trial + 1), b = random_device_array<T>(lb.stored, h, 4 * trial + 2),
+    auto a = random_device_array<T>(la.stored, h, 4 * trial + 1),
+         b = random_device_array<T>(lb.stored, h, 4 * trial + 2),
          c = random_device_array<T>(lc.stored, h, 4 * trial + 3);
     jet::array<T> out = poisoned_array<T>(lo.stored);
     const auto e = la.of(a.view()) * lb.of(b.view()) + lc.of(c.view());
@@ -120,7 +121,8 @@ TEST_CASE("tiled shapes with dimensions of 1 and 0", "[gpu][tiled]") {
   jet::array<float> out = poisoned_array<float>({50, 1, 40});
   CHECK(jet::test::planned_variant_of(out.view(), x.permute({2, 1, 0}) - y).tiled);
   CHECK(check_into_view(out, out.view(), x.permute({2, 1, 0}) - y, h, 1e-6) == 0);
-  auto u = random_device_array<std::int8_t>({1, 64, 48}, h, 33), v = random_device_array<std::int8_t>({1, 48, 64}, h, 34);
+  auto u = random_device_array<std::int8_t>({1, 64, 48}, h, 33),
+       v = random_device_array<std::int8_t>({1, 48, 64}, h, 34);
   jet::array<std::int8_t> out8 = poisoned_array<std::int8_t>({1, 48, 64});
   CHECK(check_into_view(out8, out8.view(), u.permute({0, 2, 1}) + v, h, 0) == 0);
   // Nothing to do: no launch, and no error.

@@ -79,9 +79,9 @@ TEST_CASE("float16: known values", "[cpu][half]") {
   CHECK(float16(1.0f).bits == 0x3c00);
   CHECK(float16(-2.0f).bits == 0xc000);
   CHECK(float16(0.1f).bits == 0x2e66);
-  CHECK(float16(65504.0f).bits == 0x7bff);   // the largest finite value
-  CHECK(float16(65519.0f).bits == 0x7bff);   // below the midpoint to 65536: still finite
-  CHECK(float16(65520.0f).bits == 0x7c00);   // the midpoint rounds to even: infinity
+  CHECK(float16(65504.0f).bits == 0x7bff);  // the largest finite value
+  CHECK(float16(65519.0f).bits == 0x7bff);  // below the midpoint to 65536: still finite
+  CHECK(float16(65520.0f).bits == 0x7c00);  // the midpoint rounds to even: infinity
   CHECK(float16(1e10f).bits == 0x7c00);
   CHECK(float16(-std::numeric_limits<float>::infinity()).bits == 0xfc00);
   CHECK(float16(std::ldexp(1.0f, -14)).bits == 0x0400);  // the smallest normal value
@@ -110,8 +110,8 @@ TEST_CASE("bfloat16: known values", "[cpu][half]") {
   CHECK(bfloat16(-2.0f).bits == 0xc000);
   CHECK(bfloat16(0.1f).bits == 0x3dcd);  // 0x3dcccccd rounds up
   CHECK(bfloat16(3.0f).bits == 0x4040);
-  CHECK(bfloat16(1.0f + std::ldexp(1.0f, -8)).bits == 0x3f80);      // tie: to even
-  CHECK(bfloat16(1.0f + 3 * std::ldexp(1.0f, -8)).bits == 0x3f82);  // tie: to even, upwards
+  CHECK(bfloat16(1.0f + std::ldexp(1.0f, -8)).bits == 0x3f80);        // tie: to even
+  CHECK(bfloat16(1.0f + 3 * std::ldexp(1.0f, -8)).bits == 0x3f82);    // tie: to even, upwards
   CHECK(bfloat16(std::numeric_limits<float>::max()).bits == 0x7f80);  // rounds past the largest: infinity
   CHECK(bfloat16(std::numeric_limits<float>::infinity()).bits == 0x7f80);
   CHECK(bfloat16(std::numeric_limits<float>::denorm_min()).bits == 0x0000);  // 2^-149: under half of 2^-133

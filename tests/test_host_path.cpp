@@ -81,7 +81,7 @@ TEST_CASE("host path: a result made in a capture is the graph's, and a stream's 
     before_free = c;
     captured = jet::array<float>();
     CHECK(c.pool_frees - before_free.pool_frees == 1);  // given back, not kept for reuse
-    { const jet::array<float> small(jet::shape{}); }  // a block of jet's own, kept on s when freed
+    { const jet::array<float> small(jet::shape{}); }    // a block of jet's own, kept on s when freed
     CHECK(c.pool_allocations - before_free.pool_allocations == 1);
     CHECK(c.pool_frees - before_free.pool_frees == 1);
   }

@@ -72,7 +72,7 @@ TEST_CASE("floating to integer conversion truncates, saturates and takes NaN to 
   CHECK(jet::host::convert<std::int32_t>(2147483647.0) == 2147483647);  // exact in double
   CHECK(jet::host::convert<std::int32_t>(2147483646.5) == 2147483646);
   CHECK(jet::host::convert<std::int64_t>(std::int32_t{-5}) == -5);
-  CHECK(jet::host::convert<std::int32_t>(std::int64_t{1} << 32 | 7) == 7);  // integers wrap
-  CHECK(jet::host::convert<bool>(std::nan("")) == true);                      // as C++: NaN != 0
+  CHECK(jet::host::convert<std::int32_t>(std::int64_t{1} << 32 | 7) == 7);            // integers wrap
+  CHECK(jet::host::convert<bool>(std::nan("")) == true);                              // as C++: NaN != 0
   CHECK(jet::host::convert<float>(1e300) == std::numeric_limits<float>::infinity());  // IEEE 754, as the GPU
 }

@@ -137,7 +137,8 @@ TEST_CASE("scalars are converted on the host as the fused kernel converts them",
   // Both are read straight from their slots by the ops' scalar cases: no instruction moves them.
   const int scalar0 = jet::detail::interpreter_scalar_operand;
   CHECK(listing(e)[2] == std::vector<int>{id(op_id::mul) | jet::detail::scalar_second_op, none,
-                                          jet::detail::interpreter_accumulator, scalar0, none, id(jet::dtype::float32)});
+                                          jet::detail::interpreter_accumulator, scalar0, none,
+                                          id(jet::dtype::float32)});
   CHECK(listing(e)[3][0] == (id(op_id::add) | jet::detail::scalar_second_op));
   CHECK(listing(e)[3][3] == scalar0 + 1);
   auto d = jet::test::fake_view<double>();
@@ -259,8 +260,10 @@ std::vector<std::string> run_symbolically(const encoding& e) {
     } else {
       const op_id op = op_id(in.op & ~scalar_second_op);
       std::string text = std::string(op_tag(op)) + "(" + acc;
-      if (in.op & scalar_second_op) text += ",s";
-      else if (in.b != interpreter_no_operand) text += "," + operand(in.b);
+      if (in.op & scalar_second_op)
+        text += ",s";
+      else if (in.b != interpreter_no_operand)
+        text += "," + operand(in.b);
       if (in.c != interpreter_no_operand) text += "," + operand(in.c);
       acc = text + ")";
     }
@@ -270,8 +273,7 @@ std::vector<std::string> run_symbolically(const encoding& e) {
 
 }  // namespace
 
-TEST_CASE("random expressions run on the accumulator machine compute what they say",
-          "[cpu][interpreter][encoding]") {
+TEST_CASE("random expressions run on the accumulator machine compute what they say", "[cpu][interpreter][encoding]") {
   // Float32 trees of unary, binary and ternary ops over four input slots (two distinct arrays)
   // and scalars, with up to three outputs: the encoding, run symbolically, stores each output's
   // expression. Checks the loads, fetches, saves, register reuse and scalar operands.

@@ -52,7 +52,8 @@ std::set<std::string> code_words(const std::string& title) {
   for (char c : section) {
     const bool separator = c == '`' || c == ' ' || c == '\n' || c == '(' || c == ')' || c == ',';
     if (separator && !word.empty()) {
-      if (in_code) words.insert(std::isalpha(static_cast<unsigned char>(word[0])) ? word.substr(0, word.find('<')) : word);
+      if (in_code)
+        words.insert(std::isalpha(static_cast<unsigned char>(word[0])) ? word.substr(0, word.find('<')) : word);
       word.clear();
     }
     if (c == '`') in_code = !in_code;

@@ -48,7 +48,10 @@ jet::detail::variant_key axis_variant(const jet::detail::kernel_desc& d, reduce_
 bool compiles(const jet::detail::kernel_desc& d, const jet::detail::variant_key& v) {
   const std::string src = jet::detail::generate_source(d, v);
   INFO(src);
-  return jet::detail::compile_to_cubin(src, 90, jet::detail::describe(d)).image.compare(0, 4, "\x7f" "ELF") == 0;
+  return jet::detail::compile_to_cubin(src, 90, jet::detail::describe(d))
+             .image.compare(0, 4,
+                            "\x7f"
+                            "ELF") == 0;
 }
 
 template <reduction_id R, class... T> void compile_in_every_dtype() {
@@ -148,10 +151,10 @@ TEST_CASE("a reduction kernel reads the expression's operands and writes no elem
   CHECK(jet::detail::describe(d) == "sum(in0 * in1)");
   const std::string src = jet::detail::generate_source(d, jet::detail::default_variant(d));
   CAPTURE(src);
-  CHECK(src.find("typedef double T;") != std::string::npos);  // float32 accumulates in float64
+  CHECK(src.find("typedef double T;") != std::string::npos);                // float32 accumulates in float64
   CHECK(src.find("atom.acq_rel.gpu.global.add.u32") != std::string::npos);  // the last block takes the last ticket
-  CHECK(src.find("*ticket = 0;") != std::string::npos);  // reset for the next launch, no memset
-  CHECK(src.find("atomicAdd(&") == std::string::npos);   // no float atomics
+  CHECK(src.find("*ticket = 0;") != std::string::npos);                     // reset for the next launch, no memset
+  CHECK(src.find("atomicAdd(&") == std::string::npos);                      // no float atomics
   CHECK(src.find("float* __restrict__ out") != std::string::npos);
   CHECK(src.find("const float* __restrict__ in0") != std::string::npos);
   CHECK(src.find("const float* __restrict__ in1") != std::string::npos);
@@ -246,7 +249,8 @@ TEST_CASE("an axis of extent 0 gives one result per row from one launch; no rows
   CHECK(compiles(d, l.variant));
 }
 
-TEST_CASE("axis reductions of random shapes plan one result per row, negative axes as positive", "[cpu][reduce][plan]") {
+TEST_CASE("axis reductions of random shapes plan one result per row, negative axes as positive",
+          "[cpu][reduce][plan]") {
   std::mt19937_64 engine(20240611);
   for (int c = 0; c < 500; ++c) {
     jet::shape s;
@@ -291,10 +295,10 @@ TEST_CASE("rows contiguous and aligned in every input are read a vector at a tim
   };
   const auto m = at(static_cast<float*>(nullptr), 0x10000, {64, 1024});
   CHECK(vec_of(expr(m), 1) == 4);
-  CHECK(vec_of(expr(m), 0) == 1);  // an outer axis: neighbouring threads take neighbouring columns
-  CHECK(vec_of(expr(m.slice(1, 4, 1024)), 1) == 4);  // rows start 16 bytes apart from the base
-  CHECK(vec_of(expr(m.slice(1, 1, 1021)), 1) == 1);  // a row starts off a vector's alignment
-  CHECK(vec_of(expr(m.slice(1, 0, 1022)), 1) == 1);  // rows of 1022: the second row starts off it
+  CHECK(vec_of(expr(m), 0) == 1);                       // an outer axis: neighbouring threads take neighbouring columns
+  CHECK(vec_of(expr(m.slice(1, 4, 1024)), 1) == 4);     // rows start 16 bytes apart from the base
+  CHECK(vec_of(expr(m.slice(1, 1, 1021)), 1) == 1);     // a row starts off a vector's alignment
+  CHECK(vec_of(expr(m.slice(1, 0, 1022)), 1) == 1);     // rows of 1022: the second row starts off it
   CHECK(vec_of(expr(m.slice(1, 0, 1024, 2)), 1) == 1);  // every other element
   CHECK(vec_of(expr(at(static_cast<float*>(nullptr), 0x10004, {64, 1024})), 1) == 1);  // a misaligned base
   CHECK(vec_of(expr(at(static_cast<float*>(nullptr), 0x10000, {64, 6})), 1) == 1);     // rows of no whole vectors

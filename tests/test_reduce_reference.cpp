@@ -43,7 +43,8 @@ template <class T> void check_rounding_is_accepted() {
     REQUIRE(verdict.ok);
     // Three units of the last place off is more than any rounding: refused, unless the value is
     // zero or so small that three subnormal steps stay within the bound's doubled unit.
-    if (rounded != T(0.0f) && std::fabs(exact) > 4 * static_cast<long double>(jet::test::widen(std::numeric_limits<T>::min())))
+    if (rounded != T(0.0f) &&
+        std::fabs(exact) > 4 * static_cast<long double>(jet::test::widen(std::numeric_limits<T>::min())))
       REQUIRE_FALSE(judge(step_up(rounded, 3), ref, 1, reduction_id::sum).ok);
   }
 }
@@ -61,7 +62,8 @@ TEST_CASE("the reduction tests accept every correctly rounded result and refuse 
 // The mean that failed on the H200 at 7dc9c57 (run seed 3455225326; the values of
 // test_gpu_reduce.cpp's check_all_elements): 1.58e-5 is subnormal in float16, and the correctly
 // rounded result, 2.1e-8 from the mean, was refused by a relative bound of 1.5e-8.
-TEST_CASE("a float16 mean that is subnormal in float16 is judged by its absolute rounding", "[cpu][reduce][reference]") {
+TEST_CASE("a float16 mean that is subnormal in float16 is judged by its absolute rounding",
+          "[cpu][reduce][reference]") {
   const std::size_t n = (std::size_t{1} << 20) + 3;
   const std::uint64_t seed = 3455225326u + n * 131 + static_cast<int>(reduction_id::mean);
   const std::vector<jet::float16> host = jet::test::random_vector<jet::float16>(n, -2, 2, seed);

@@ -103,10 +103,12 @@ TEST_CASE("a malformed variable is one warning naming it, its value and what is 
   const std::string printed = jet::test::read_file(log);
   INFO(printed);
   using jet::test::lines_with;
-  CHECK(lines_with(printed, "jet: warning: JET_KERNEL_SHAPE=\"-4294967040,2\" is not valid (want <threads>,<ilp>: "
-                            "threads a multiple of 32 from 32 to 1024, ilp 1 to 16); using jet's default shape") == 1);
-  CHECK(lines_with(printed, "jet: warning: JET_CACHE_MAX_BYTES=\"12abc\" is not valid (want a number of bytes, in "
-                            "decimal digits); keeping the cache within 1 GiB") == 1);
+  CHECK(lines_with(printed,
+                   "jet: warning: JET_KERNEL_SHAPE=\"-4294967040,2\" is not valid (want <threads>,<ilp>: "
+                   "threads a multiple of 32 from 32 to 1024, ilp 1 to 16); using jet's default shape") == 1);
+  CHECK(lines_with(printed,
+                   "jet: warning: JET_CACHE_MAX_BYTES=\"12abc\" is not valid (want a number of bytes, in "
+                   "decimal digits); keeping the cache within 1 GiB") == 1);
   CHECK(lines_with(printed, "jet: warning: ") == 2);
   CHECK(lines_with(printed, "jet: compiled `") == 5);  // JET_LOG=INFO is info: words ignore case
 }
@@ -153,5 +155,6 @@ TEST_CASE("a setuid program ignores the variables that name paths", "[cpu][setti
   constexpr uid_t nobody = 65534;
   CHECK(probe_output(probe, nobody, scratch / "setuid") == "driver libcuda.so.1\ncache directory \n");
   REQUIRE(::chmod(probe.c_str(), 0755) == 0);  // the same program, not setuid, reads them
-  CHECK(probe_output(probe, nobody, scratch / "plain") == "driver /planted/driver.so\ncache directory /planted/cache\n");
+  CHECK(probe_output(probe, nobody, scratch / "plain") ==
+        "driver /planted/driver.so\ncache directory /planted/cache\n");
 }

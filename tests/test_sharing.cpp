@@ -84,6 +84,7 @@ TEST_CASE("a repeat holds for the same arrays and scalar values, and the kernel 
   SECTION("a view of other strides is another operand") {
     const jet::view<float> m(reinterpret_cast<float*>(0x40000), jet::shape{4, 4});
     const auto e = jet::exp(m * 2.f) + jet::exp(m.transpose() * 2.f);
-    CHECK(jet::test::planned_variant_of(jet::view<float>(reinterpret_cast<float*>(0x90000), jet::shape{4, 4}), e).shared == 0);
+    CHECK(jet::test::planned_variant_of(jet::view<float>(reinterpret_cast<float*>(0x90000), jet::shape{4, 4}), e)
+              .shared == 0);
   }
 }

@@ -103,13 +103,15 @@ void add_fuzz_cases(snapshot& s) {
     case_addresses at = addresses_of(r);
     const std::vector<jet::detail::layout> layouts = r.input_layouts();
     jet::detail::kernel_slot slot;
-    const jet::detail::evaluation e{d, slot, &at.output, &r.output.view, at.inputs.data(), layouts.data(), r.scalars.data()};
+    const jet::detail::evaluation e{
+        d, slot, &at.output, &r.output.view, at.inputs.data(), layouts.data(), r.scalars.data()};
     if (r.shape.size() != 0)
       s[label + " fused"] = hash_of(jet::detail::generate_source(d, jet::detail::planned_variant(e)));
     int step = 0;
     for (const auto& unfused : jet::test::unfused_steps(d)) {
       const kernel_desc sd = unfused.desc();
-      s[label + " step " + std::to_string(step++)] = hash_of(jet::detail::generate_source(sd, jet::detail::default_variant(sd)));
+      s[label + " step " + std::to_string(step++)] =
+          hash_of(jet::detail::generate_source(sd, jet::detail::default_variant(sd)));
     }
     for (reduction_id rid : {reduction_id::sum, reduction_id::prod, reduction_id::mean, reduction_id::norm2,
                              reduction_id::max, reduction_id::min, reduction_id::any, reduction_id::all}) {

@@ -49,9 +49,7 @@ template <class Out, class E> planned plan(const jet::view<Out>& out, const E& e
   return {v, jet::detail::generate_source(d, v), jet::detail::describe(d)};
 }
 
-bool compiles(const planned& p) {
-  return jet::detail::compile_to_cubin(p.source, 90, p.expression).image.size() > 0;
-}
+bool compiles(const planned& p) { return jet::detail::compile_to_cubin(p.source, 90, p.expression).image.size() > 0; }
 
 }  // namespace
 
@@ -243,7 +241,8 @@ template <class T> auto heat_step(jet::view<T> u, jet::view<T> next, std::int64_
   };
   const T rate = T(0.2f);
   auto centre = at(u, 0, 0);
-  return std::pair(at(next, 0, 0), centre + rate * (at(u, -1, 0) + at(u, 1, 0) + at(u, 0, -1) + at(u, 0, 1) - T(4) * centre));
+  return std::pair(at(next, 0, 0),
+                   centre + rate * (at(u, -1, 0) + at(u, 1, 0) + at(u, 0, -1) + at(u, 0, 1) - T(4) * centre));
 }
 
 TEST_CASE("the heat step's shifted views get a block per chunk of a row, with no index arithmetic per element",
@@ -328,8 +327,10 @@ TEST_CASE("short rows, transposes and reductions keep their own kernels", "[cpu]
   CHECK_FALSE(transposed.variant.rows);
 }
 
-TEST_CASE("rows kernels compile in element sizes 1 to 8, 32- and 64-bit indices, with strided outputs, broadcast "
-          "operands and counters", "[cpu][rows][compile]") {
+TEST_CASE(
+    "rows kernels compile in element sizes 1 to 8, 32- and 64-bit indices, with strided outputs, broadcast "
+    "operands and counters",
+    "[cpu][rows][compile]") {
   auto in_every_type = [](auto type) {
     using T = decltype(type);
     INFO(jet::name(jet::dtype_of<T>()));

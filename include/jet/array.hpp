@@ -49,7 +49,7 @@ template <class T> std::vector<T> download(const T* device, const jet::shape& s)
 }  // namespace detail
 
 // x += e is x = x + e, evaluated in place; the shape of x never changes.
-#define JET_COMPOUND_ASSIGNMENTS(self, target)                                              \
+#define JET_COMPOUND_ASSIGNMENTS(self, target)                                                         \
   template <operand E> self& operator+=(E&& e) { return target = target + std::forward<E>(e), *this; } \
   template <operand E> self& operator-=(E&& e) { return target = target - std::forward<E>(e), *this; } \
   template <operand E> self& operator*=(E&& e) { return target = target * std::forward<E>(e), *this; } \
@@ -169,8 +169,8 @@ template <class T> class array {
     std::swap(shape_, o.shape_);
     return *this;
   }
-  array(const array&) = delete;             // copies are explicit: clone()
-  array& operator=(const array&) = delete;  // copies are explicit: a = b.clone()
+  array(const array&) = delete;                                                  // copies are explicit: clone()
+  array& operator=(const array&) = delete;                                       // copies are explicit: a = b.clone()
   ~array() { detail::device_free(data_, detail::bytes_of(shape_, sizeof(T))); }  // checked when allocated
 
   /// Evaluates e into this array; when e has another shape the array is reallocated, as
@@ -262,9 +262,7 @@ inline array<bool> from_host(const std::vector<bool>& host) {
 template <expression E> auto eval(const E& e) { return array<cpp_type<std::remove_cvref_t<E>::type>>(e); }
 
 /// Several expressions evaluated by one kernel (see jet::tie).
-template <class... Es> struct expression_pack {
-  boost::hana::tuple<Es...> exprs;
-};
+template <class... Es> struct expression_pack { boost::hana::tuple<Es...> exprs; };
 template <jet_operand... E> auto tuple(E&&... e) {
   return expression_pack<detail::expr_t<E>...>{boost::hana::make_tuple(detail::as_expr(std::forward<E>(e))...)};
 }
@@ -277,7 +275,12 @@ template <class... Targets> struct output_tie {
   template <class... Es> output_tie& operator=(const expression_pack<Es...>& pack) {
     static_assert(sizeof...(Es) == sizeof...(Targets), "jet::tie: one expression per output");
     const void* addresses[sizeof...(Targets)];
-    std::apply([&](auto&... t) { std::size_t i = 0; ((addresses[i++] = &t), ...); }, targets);
+    std::apply(
+        [&](auto&... t) {
+          std::size_t i = 0;
+          ((addresses[i++] = &t), ...);
+        },
+        targets);
     for (std::size_t i = 0; i < sizeof...(Targets); ++i)
       for (std::size_t j = 0; j < i; ++j)
         if (addresses[i] == addresses[j]) throw invalid_argument("jet::tie: the same output twice");
@@ -286,10 +289,12 @@ template <class... Targets> struct output_tie {
     const jet::shape s = b.shape();
     void* outputs[sizeof...(Targets)];
     detail::layout layouts[sizeof...(Targets)];
-    std::apply([&](auto&... t) {
-      std::size_t k = 0;
-      ((prepare(t, s, outputs[k], layouts[k]), ++k), ...);  // the comma sequences each k
-    }, targets);
+    std::apply(
+        [&](auto&... t) {
+          std::size_t k = 0;
+          ((prepare(t, s, outputs[k], layouts[k]), ++k), ...);  // the comma sequences each k
+        },
+        targets);
     b.evaluate_into(outputs, layouts);
     return *this;
   }
@@ -306,8 +311,7 @@ template <class... Targets> struct output_tie {
   }
 };
 template <class... Targets> output_tie<Targets...> tie(Targets&... targets) {
-  static_assert(((detail::is_array_v<Targets> || detail::is_view_v<Targets>) && ...),
-                "jet::tie takes arrays and views");
+  static_assert(((detail::is_array_v<Targets> || detail::is_view_v<Targets>)&&...), "jet::tie takes arrays and views");
   return {std::tuple<Targets&...>(targets...)};
 }
 

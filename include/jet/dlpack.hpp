@@ -32,8 +32,9 @@ inline constexpr std::uint8_t dlpack_bool_code = 6;
 
 inline std::string dlpack_type_name(DLDataType t) {
   static constexpr const char* codes[] = {"int", "uint", "float", "opaque handle", "bfloat", "complex", "bool"};
-  std::string s = t.code < std::size(codes) ? codes[t.code] + std::to_string(t.bits)
-                                            : "type code " + std::to_string(t.code) + " of " + std::to_string(t.bits) + " bits";
+  std::string s = t.code < std::size(codes)
+                      ? codes[t.code] + std::to_string(t.bits)
+                      : "type code " + std::to_string(t.code) + " of " + std::to_string(t.bits) + " bits";
   if (t.lanes != 1) s += "x" + std::to_string(t.lanes);
   return s;
 }
@@ -73,14 +74,14 @@ constexpr DLDataType to_dlpack_type(dtype d) {
 inline dtype from_dlpack_type(DLDataType t) {
   for (std::size_t d = 0; d < detail::dtype_count; ++d) {
     const DLDataType candidate = to_dlpack_type(static_cast<dtype>(d));
-    if (candidate.code == t.code && candidate.bits == t.bits && candidate.lanes == t.lanes) return static_cast<dtype>(d);
+    if (candidate.code == t.code && candidate.bits == t.bits && candidate.lanes == t.lanes)
+      return static_cast<dtype>(d);
   }
   throw invalid_argument("jet::from_dlpack: jet has no dtype for DLPack's " + detail::dlpack_type_name(t));
 }
 
 namespace detail {
-template <class T>
-DLManagedTensor* export_tensor(std::unique_ptr<dlpack_export<T>> e, T* data, const layout& l) {
+template <class T> DLManagedTensor* export_tensor(std::unique_ptr<dlpack_export<T>> e, T* data, const layout& l) {
   DLTensor& t = e->managed.dl_tensor;
   t.data = data;
   t.device = {kDLCUDA, device_ordinal};
@@ -131,8 +132,10 @@ template <class T> view<T> from_dlpack(DLManagedTensor* tensor) {
     if (t.shape[k] < 0) throw invalid_argument("jet::from_dlpack: negative extent " + std::to_string(t.shape[k]));
     l.extents.push_back(t.shape[k]);
   }
-  if (t.strides) std::copy(t.strides, t.strides + t.ndim, l.strides.begin());
-  else l = detail::layout::contiguous(l.extents);
+  if (t.strides)
+    std::copy(t.strides, t.strides + t.ndim, l.strides.begin());
+  else
+    l = detail::layout::contiguous(l.extents);
   T* data = reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset);
   return view<T>(data, l, std::move(owner));
 }

@@ -15,7 +15,18 @@ namespace jet {
 
 /// The element types jet stores and computes with, narrowest first within each kind.
 enum class dtype : std::uint8_t {
-  boolean, int8, uint8, int16, int32, uint32, int64, uint64, float16, bfloat16, float32, float64
+  boolean,
+  int8,
+  uint8,
+  int16,
+  int32,
+  uint32,
+  int64,
+  uint64,
+  float16,
+  bfloat16,
+  float32,
+  float64
 };
 
 namespace detail {
@@ -62,15 +73,17 @@ template <class T> constexpr dtype_traits traits_of_type() {
                                                 : category::floating;
   return {static_cast<int>(sizeof(T)), kind, std::is_signed_v<T>};
 }
-inline constexpr auto traits_table = []<std::size_t... I>(std::index_sequence<I...>) {
+template <std::size_t... I> constexpr auto traits_of_types(std::index_sequence<I...>) {
   return std::array<dtype_traits, dtype_count>{traits_of_type<std::tuple_element_t<I, element_types>>()...};
-}(std::make_index_sequence<dtype_count>{});
+}
+inline constexpr auto traits_table = traits_of_types(std::make_index_sequence<dtype_count>{});
 
-template <class T> inline constexpr int element_index = []<std::size_t... I>(std::index_sequence<I...>) {
+template <class T, std::size_t... I> constexpr int index_among_types(std::index_sequence<I...>) {
   int index = -1;
   ((std::is_same_v<T, std::tuple_element_t<I, element_types>> ? index = static_cast<int>(I) : 0), ...);
   return index;
-}(std::make_index_sequence<dtype_count>{});
+}
+template <class T> inline constexpr int element_index = index_among_types<T>(std::make_index_sequence<dtype_count>{});
 
 constexpr const dtype_traits& traits_of(dtype d) { return traits_table[static_cast<std::size_t>(d)]; }
 
@@ -89,8 +102,9 @@ template <class T> inline constexpr bool is_element_type_v = detail::element_ind
 
 /// The dtype of a C++ element type.
 template <class T> constexpr dtype dtype_of() {
-  static_assert(is_element_type_v<T>, "jet: unsupported element type (use bool, int8_t .. uint64_t, jet::float16, "
-                                      "jet::bfloat16, float, double)");
+  static_assert(is_element_type_v<T>,
+                "jet: unsupported element type (use bool, int8_t .. uint64_t, jet::float16, "
+                "jet::bfloat16, float, double)");
   return static_cast<dtype>(detail::element_index<T>);
 }
 
@@ -111,11 +125,15 @@ template <bool Computed, class F> constexpr decltype(auto) visit(dtype t, F&& f)
     case dtype::int64: return f(std::int64_t{});
     case dtype::uint64: return f(std::uint64_t{});
     case dtype::float16:
-      if constexpr (Computed) return f(float{});
-      else return f(float16{});
+      if constexpr (Computed)
+        return f(float{});
+      else
+        return f(float16{});
     case dtype::bfloat16:
-      if constexpr (Computed) return f(float{});
-      else return f(bfloat16{});
+      if constexpr (Computed)
+        return f(float{});
+      else
+        return f(bfloat16{});
     case dtype::float32: return f(float{});
     case dtype::float64: break;
   }
@@ -143,12 +161,16 @@ constexpr dtype compute_type(dtype d) { return is_floating(d) && size_of(d) == 2
 /// float32. Integers narrower than int are promoted as C++ promotes them (a `short` is an int32).
 template <class T> constexpr dtype scalar_dtype_of() {
   static_assert(std::is_arithmetic_v<T>, "jet: a scalar operand must be an arithmetic type");
-  if constexpr (std::is_same_v<T, bool>) return dtype::boolean;
-  else if constexpr (std::is_floating_point_v<T>) return sizeof(T) <= 4 ? dtype::float32 : dtype::float64;
+  if constexpr (std::is_same_v<T, bool>)
+    return dtype::boolean;
+  else if constexpr (std::is_floating_point_v<T>)
+    return sizeof(T) <= 4 ? dtype::float32 : dtype::float64;
   else {
     using promoted = decltype(+T{});
-    if constexpr (std::is_signed_v<promoted>) return sizeof(promoted) == 4 ? dtype::int32 : dtype::int64;
-    else return sizeof(promoted) == 4 ? dtype::uint32 : dtype::uint64;
+    if constexpr (std::is_signed_v<promoted>)
+      return sizeof(promoted) == 4 ? dtype::int32 : dtype::int64;
+    else
+      return sizeof(promoted) == 4 ? dtype::uint32 : dtype::uint64;
   }
 }
 

@@ -74,7 +74,8 @@ template <class... Args> constexpr bool depth_checked() {
 
 /// Collects the leaves of each operand, in order. Not hana::for_each, which nests several template
 /// instantiations per level of an expression where this nests one.
-template <class Tuple, class L, std::size_t... K> void collect_each(const Tuple& args, L& l, std::index_sequence<K...>) {
+template <class Tuple, class L, std::size_t... K>
+void collect_each(const Tuple& args, L& l, std::index_sequence<K...>) {
   (boost::hana::at_c<K>(args).collect(l), ...);
 }
 
@@ -172,8 +173,8 @@ template <class T> struct scalar {
 };
 
 /// The one generic node: op `Op` of the table applied to `Args`.
-template <class Op, class... Args>
-struct apply : detail::tree::subtree<detail::typing_of<Op, Args...>.result, Args...> {
+template <class Op, class... Args> struct apply
+    : detail::tree::subtree<detail::typing_of<Op, Args...>.result, Args...> {
   static constexpr detail::typing typed = detail::typing_of<Op, Args...>;
 
   boost::hana::tuple<Args...> args;
@@ -228,28 +229,34 @@ template <class T> inline constexpr bool is_view_v<view<T>> = true;
 }  // namespace detail
 
 /// An expression node type.
-template <class T> concept expression = detail::is_expression_v<std::remove_cvref_t<T>>;
+template <class T>
+concept expression = detail::is_expression_v<std::remove_cvref_t<T>>;
 
 /// Anything that makes an expression out of its own: an expression, an array or a view.
-template <class T> concept jet_operand =
+template <class T>
+concept jet_operand =
     expression<T> || detail::is_array_v<std::remove_cvref_t<T>> || detail::is_view_v<std::remove_cvref_t<T>>;
 
 /// An operand of an op: a jet operand or a C++ scalar.
-template <class T> concept operand = jet_operand<T> || std::is_arithmetic_v<std::remove_cvref_t<T>>;
+template <class T>
+concept operand = jet_operand<T> || std::is_arithmetic_v<std::remove_cvref_t<T>>;
 
 /// Operands of an op of which at least one is a jet operand (so `2 + 3` stays C++).
-template <class... T> concept operands = (operand<T> && ...) && (jet_operand<T> || ...);
+template <class... T>
+concept operands = (operand<T> && ...) && (jet_operand<T> || ...);
 
 namespace detail {
 
 template <class T> auto as_expr(T&& x) {
   using U = std::remove_cvref_t<T>;
-  if constexpr (expression<U>) return U(std::forward<T>(x));
+  if constexpr (expression<U>)
+    return U(std::forward<T>(x));
   else if constexpr (is_array_v<U> && !std::is_lvalue_reference_v<T>)
     return owning_terminal<typename U::value_type>(std::move(x));
   else if constexpr (is_array_v<U> || is_view_v<U>)
     return terminal<typename U::value_type>{x.data(), x.layout()};
-  else return scalar<U>{static_cast<cpp_type<scalar_dtype_of<U>()>>(x)};
+  else
+    return scalar<U>{static_cast<cpp_type<scalar_dtype_of<U>()>>(x)};
 }
 
 template <class T> using expr_t = decltype(as_expr(std::declval<T>()));
@@ -268,11 +275,13 @@ template <class Op, class... Args> constexpr bool domain_checked() {
   constexpr std::size_t first = Op::rule == rule::select ? 1 : 0;
   return []<std::size_t... K>(std::index_sequence<K...>) {
     return in_domain<Op, typing_of<Op, Args...>.args[first + K]...>();
-  }(std::make_index_sequence<sizeof...(Args) - first>{});
+  }
+  (std::make_index_sequence<sizeof...(Args) - first>{});
 }
 
 template <class Op, class... A> auto make_apply(A&&... a) {
-  static_assert(depth_checked<expr_t<A>...>(), "jet: an expression is at most 128 nodes deep "
+  static_assert(depth_checked<expr_t<A>...>(),
+                "jet: an expression is at most 128 nodes deep "
                 "(jet::detail::max_expression_depth); evaluate part of it first with jet::eval");
   static_assert(domain_checked<Op, expr_t<A>...>());
   return apply<Op, expr_t<A>...>{{}, boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
@@ -305,7 +314,8 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   };
   static constexpr flat flattened = [] {
     flat_builder<node_count> b;
-    if constexpr (too_deep) return flat{};
+    if constexpr (too_deep)
+      return flat{};
     else {
       const std::array<std::uint16_t, sizeof...(Es)> out_nodes{Es::flatten(b)...};  // in order, sharing slots
       return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots};
@@ -319,21 +329,21 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   }();
   static constexpr std::array<dtype, sizeof...(Outs)> out_types{dtype_of<Outs>()...};
   static constexpr repeats_of_nodes<node_count> repeats{flattened.nodes.data(), node_count};
-  static constexpr kernel_desc desc{.nodes = flattened.nodes.data(),
-                                    .node_count = node_count,
-                                    .input_count = input_count,
-                                    .scalar_count = scalar_count,
-                                    .input_types = input_types.data(),
-                                    .counter_slots = flattened.counter_slots,
-                                    .out_count = sizeof...(Outs),
-                                    .out_nodes = flattened.out_nodes.data(),
-                                    .out_types = out_types.data(),
-                                    .functions = flattened.functions.data(),
-                                    .function_count = flattened.function_count,
-                                    .hash = hash_desc(flattened.nodes, flattened.out_nodes, out_types, flattened.functions,
-                                                      flattened.function_count),
-                                    .repeats = repeats.list.data(),
-                                    .repeat_count = repeats.count};
+  static constexpr kernel_desc desc{
+      .nodes = flattened.nodes.data(),
+      .node_count = node_count,
+      .input_count = input_count,
+      .scalar_count = scalar_count,
+      .input_types = input_types.data(),
+      .counter_slots = flattened.counter_slots,
+      .out_count = sizeof...(Outs),
+      .out_nodes = flattened.out_nodes.data(),
+      .out_types = out_types.data(),
+      .functions = flattened.functions.data(),
+      .function_count = flattened.function_count,
+      .hash = hash_desc(flattened.nodes, flattened.out_nodes, out_types, flattened.functions, flattened.function_count),
+      .repeats = repeats.list.data(),
+      .repeat_count = repeats.count};
   static inline kernel_slot slot;
 };
 
@@ -349,8 +359,8 @@ template <class... Es, class... Outs> struct bound<roots<Es...>, Outs...> {
   /// The shape every output must have.
   jet::shape shape() const { return broadcast_shape(kernel::desc, values.layouts.data()); }
   evaluation request(void* const* outputs, const layout* output_layouts) const {
-    return {kernel::desc, kernel::slot, outputs, output_layouts, values.input.data(), values.layouts.data(),
-            values.scalar.data()};
+    return {kernel::desc,          kernel::slot,        outputs, output_layouts, values.input.data(),
+            values.layouts.data(), values.scalar.data()};
   }
   void evaluate_into(void* const* outputs, const layout* output_layouts) const {
     detail::evaluate(request(outputs, output_layouts));

@@ -18,7 +18,8 @@ template <class R, class... Args> struct user_function_tag<R(Args...)> {
 };
 
 template <class F, class... A> auto make_call(A&&... a) {
-  static_assert(depth_checked<expr_t<A>...>(), "jet: an expression is at most 128 nodes deep "
+  static_assert(depth_checked<expr_t<A>...>(),
+                "jet: an expression is at most 128 nodes deep "
                 "(jet::detail::max_expression_depth); evaluate part of it first with jet::eval");
   return call<F, expr_t<A>...>{{}, boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
 }
@@ -36,17 +37,17 @@ template <class F, class... A> auto make_call(A&&... a) {
 /// unit: two files may declare one name with different bodies and each runs its own (one type of
 /// the same name in both would be one kernel for the linker, which would run one file's body in
 /// the other's expressions).
-#define JET_FUNCTION(name, signature, body)                                                       \
-  namespace {                                                                                     \
-  struct name##_jet_function : ::jet::detail::user_function_tag<signature> {                       \
-    static_assert(::jet::detail::is_ascii_identifier(#name),                                      \
+#define JET_FUNCTION(name, signature, body)                                                              \
+  namespace {                                                                                            \
+  struct name##_jet_function : ::jet::detail::user_function_tag<signature> {                             \
+    static_assert(::jet::detail::is_ascii_identifier(#name),                                             \
                   "jet: a JET_FUNCTION name is ASCII letters, digits and _, not starting with a digit"); \
-    static_assert(::jet::detail::bounded_length(body, ::jet::detail::max_body_bytes + 1) <=       \
-                      ::jet::detail::max_body_bytes,                                              \
-                  "jet: a JET_FUNCTION body is at most 64 KiB (jet::detail::max_body_bytes)");     \
-    static constexpr ::jet::detail::user_function function{#name, #signature, body};               \
-  };                                                                                              \
-  template <class... A> requires ::jet::operands<A...> auto name(A&&... a) {                       \
-    return ::jet::detail::make_call<name##_jet_function>(std::forward<A>(a)...);                 \
-  }                                                                                               \
+    static_assert(::jet::detail::bounded_length(body, ::jet::detail::max_body_bytes + 1) <=              \
+                      ::jet::detail::max_body_bytes,                                                     \
+                  "jet: a JET_FUNCTION body is at most 64 KiB (jet::detail::max_body_bytes)");           \
+    static constexpr ::jet::detail::user_function function{#name, #signature, body};                     \
+  };                                                                                                     \
+  template <class... A>                                                                                  \
+  requires ::jet::operands<A...>                                                                         \
+  auto name(A&&... a) { return ::jet::detail::make_call<name##_jet_function>(std::forward<A>(a)...); }   \
   }

@@ -22,7 +22,7 @@ namespace jet {
 namespace detail {
 template <class E> using stored_t = cpp_type<std::remove_cvref_t<E>::type>;
 template <class E> using default_kernel = kernel_of<roots<std::remove_cvref_t<E>>, stored_t<E>>;
-}
+}  // namespace detail
 
 /// The CUDA source jet generates for e (for debugging; the variant for aligned, distinct operands).
 template <expression E> std::string source(const E&) { return detail::source_of(detail::default_kernel<E>::desc); }
@@ -35,8 +35,10 @@ template <expression E> compiled_kernel compile(const E&, arch target) {
 /// Compiles the kernels of `expressions` for the current device in parallel threads, so that
 /// their first evaluation finds them ready: each for its own operands (which of them are the same
 /// memory, their layouts), stored into a fresh array of the expression's dtype.
-template <expression... E> requires(sizeof...(E) > 0) void precompile(const E&... expressions) {
-  std::tuple<detail::bound_one<detail::stored_t<E>, E>...> bound{detail::bound_one<detail::stored_t<E>, E>(expressions)...};
+template <expression... E>
+requires(sizeof...(E) > 0) void precompile(const E&... expressions) {
+  std::tuple<detail::bound_one<detail::stored_t<E>, E>...> bound{
+      detail::bound_one<detail::stored_t<E>, E>(expressions)...};
   std::apply(
       [](auto&... b) {
         const detail::evaluation requests[] = {b.request(nullptr, nullptr)...};

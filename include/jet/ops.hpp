@@ -24,20 +24,28 @@ template <class T> inline constexpr bool is_integer_v = std::is_integral_v<T> &&
 /// converted back modulo 2^n (as C++20 defines it).
 template <class T> constexpr std::uint64_t bits(T a) { return static_cast<std::uint64_t>(a); }
 template <class T> constexpr T add(T a, T b) {
-  if constexpr (is_integer_v<T>) return static_cast<T>(bits(a) + bits(b));
-  else return a + b;
+  if constexpr (is_integer_v<T>)
+    return static_cast<T>(bits(a) + bits(b));
+  else
+    return a + b;
 }
 template <class T> constexpr T subtract(T a, T b) {
-  if constexpr (is_integer_v<T>) return static_cast<T>(bits(a) - bits(b));
-  else return a - b;
+  if constexpr (is_integer_v<T>)
+    return static_cast<T>(bits(a) - bits(b));
+  else
+    return a - b;
 }
 template <class T> constexpr T multiply(T a, T b) {
-  if constexpr (is_integer_v<T>) return static_cast<T>(bits(a) * bits(b));
-  else return a * b;
+  if constexpr (is_integer_v<T>)
+    return static_cast<T>(bits(a) * bits(b));
+  else
+    return a * b;
 }
 template <class T> constexpr T negate(T a) {
-  if constexpr (is_integer_v<T>) return static_cast<T>(0 - bits(a));
-  else return -a;
+  if constexpr (is_integer_v<T>)
+    return static_cast<T>(0 - bits(a));
+  else
+    return -a;
 }
 /// Integer division truncates; x / 0 is 0 and lowest / -1 wraps to lowest.
 template <class T> constexpr T divide(T a, T b) {
@@ -49,16 +57,22 @@ template <class T> constexpr T divide(T a, T b) {
 }
 /// abs(lowest) wraps to lowest.
 template <class T> constexpr T abs(T a) {
-  if constexpr (is_integer_v<T>) return a < 0 ? negate(a) : a;
-  else return std::abs(a);
+  if constexpr (is_integer_v<T>)
+    return a < 0 ? negate(a) : a;
+  else
+    return std::abs(a);
 }
 template <class T> constexpr T fmin(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b);
-  else return std::min(a, b);
+  if constexpr (std::is_floating_point_v<T>)
+    return std::fmin(a, b);
+  else
+    return std::min(a, b);
 }
 template <class T> constexpr T fmax(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b);
-  else return std::max(a, b);
+  if constexpr (std::is_floating_point_v<T>)
+    return std::fmax(a, b);
+  else
+    return std::max(a, b);
 }
 /// Philox4x32-10 of a 128-bit counter under a 64-bit key: the four output words.
 constexpr std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> c, std::uint64_t key) {
@@ -101,12 +115,16 @@ template <class To, class From> constexpr To convert(From v) {
 }
 /// The least and greatest values of T, -inf and +inf for a float: where max and min start.
 template <class T> constexpr T least() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::lowest();
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return -std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::lowest();
 }
 template <class T> constexpr T greatest() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::max();
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::max();
 }
 /// `value`, unless a or b is NaN: then that NaN (the max and min reductions propagate NaN).
 template <class T> constexpr T nan_or(T a, T b, T value) {
@@ -121,14 +139,14 @@ template <class T> constexpr T nan_or(T a, T b, T value) {
 /// One tag type per op. `reference` is the op's host reference, called with operands already
 /// converted to the node's operand types.
 namespace ops {
-#define JET_OP_TAG(tag_, fn_, rule_, domain_, arity_, params_, body_)                             \
-  struct tag_ {                                                                                   \
-    static constexpr detail::op_id id = detail::op_id::tag_;                                      \
-    static constexpr detail::rule rule = detail::rule::rule_;                                     \
-    static constexpr detail::domain domain = detail::domain::domain_;                             \
+#define JET_OP_TAG(tag_, fn_, rule_, domain_, arity_, params_, body_)                            \
+  struct tag_ {                                                                                  \
+    static constexpr detail::op_id id = detail::op_id::tag_;                                     \
+    static constexpr detail::rule rule = detail::rule::rule_;                                    \
+    static constexpr detail::domain domain = detail::domain::domain_;                            \
     static constexpr dtype target = dtype::boolean; /* read by the target rule only */           \
-    static constexpr int arity = arity_;                                                          \
-    static constexpr const char* name = #tag_;                                                    \
+    static constexpr int arity = arity_;                                                         \
+    static constexpr const char* name = #tag_;                                                   \
     template <class A, class B = A, class C = A> static auto reference params_ { return body_; } \
   };
 #define JET_OP1(tag, fn, rule, domain, values, cuda, host) JET_OP_TAG(tag, fn, rule, domain, 1, (A a), host)
@@ -141,9 +159,7 @@ namespace ops {
 #undef JET_OP_TAG
 
 /// A target-rule op (cast) with its target type.
-template <class Op, class To> struct converting : Op {
-  static constexpr dtype target = dtype_of<To>();
-};
+template <class Op, class To> struct converting : Op { static constexpr dtype target = dtype_of<To>(); };
 
 /// Every op tag, in table order: the tests walk this list, so an op added to the table is tested.
 template <class F> constexpr void for_each_op(F&& f) {
@@ -159,22 +175,24 @@ template <class F> constexpr void for_each_op(F&& f) {
 
 // The public functions and operators. The target rule takes the target type at the call:
 // cast<double>(x).
-#define JET_DEFINE_OP1_plain(tag, fn)                                                             \
+#define JET_DEFINE_OP1_plain(tag, fn) \
   template <jet_operand A> auto fn(A&& a) { return detail::make_apply<ops::tag>(std::forward<A>(a)); }
 #define JET_DEFINE_OP1_arith JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_same JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_floating JET_DEFINE_OP1_plain
-#define JET_DEFINE_OP1_target(tag, fn)                                                            \
-  template <class To, jet_operand A> auto fn(A&& a) {                                             \
-    return detail::make_apply<ops::converting<ops::tag, To>>(std::forward<A>(a));                 \
+#define JET_DEFINE_OP1_target(tag, fn)                                            \
+  template <class To, jet_operand A> auto fn(A&& a) {                             \
+    return detail::make_apply<ops::converting<ops::tag, To>>(std::forward<A>(a)); \
   }
 #define JET_OP1(tag, fn, rule, ...) JET_DEFINE_OP1_##rule(tag, fn)
-#define JET_OP2(tag, fn, ...)                                                        \
-  template <class A, class B> requires operands<A, B> auto fn(A&& a, B&& b) {                      \
-    return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b));                  \
-  }
-#define JET_OP3(tag, fn, ...)                                                        \
-  template <class A, class B, class C> requires operands<A, B, C> auto fn(A&& a, B&& b, C&& c) {  \
+#define JET_OP2(tag, fn, ...) \
+  template <class A, class B> \
+  requires operands<A, B>     \
+  auto fn(A&& a, B&& b) { return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b)); }
+#define JET_OP3(tag, fn, ...)                                                                        \
+  template <class A, class B, class C>                                                               \
+  requires operands<A, B, C>                                                                         \
+  auto fn(A&& a, B&& b, C&& c) {                                                                     \
     return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b), std::forward<C>(c)); \
   }
 #include <jet/ops.def>

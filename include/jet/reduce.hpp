@@ -46,9 +46,9 @@ template <reduction_id R, class E> array<reduction_result_t<R, E>> reduce(const 
   array<reduction_result_t<R, E>> out(reduced_shape(kernel::desc, values.layouts.data(), axis));
   void* outputs[] = {out.data()};
   const layout l = out.layout();
-  detail::reduce({kernel::desc, kernel::slot, outputs, &l, values.input.data(), values.layouts.data(),
-                  values.scalar.data()},
-                 axis);
+  detail::reduce(
+      {kernel::desc, kernel::slot, outputs, &l, values.input.data(), values.layouts.data(), values.scalar.data()},
+      axis);
   return out;
 }
 
@@ -56,22 +56,22 @@ template <reduction_id R, class E> array<reduction_result_t<R, E>> reduce(const 
 
 // Per reduction: tag(e), over every element, a 0-d array (`.item()` is its value on the host), and
 // tag(e, axis), an array of e's shape without that axis.
-#define JET_REDUCTION(tag, ...)                                                                       \
-  template <jet_operand E> auto tag(E&& e) {                                                          \
+#define JET_REDUCTION(tag, ...)                                                                              \
+  template <jet_operand E> auto tag(E&& e) {                                                                 \
     return detail::reduce<detail::reduction_id::tag>(detail::as_expr(std::forward<E>(e)), detail::all_axes); \
-  }                                                                                                   \
-  template <jet_operand E> auto tag(E&& e, axis along) {                                              \
-    return detail::reduce<detail::reduction_id::tag>(detail::as_expr(std::forward<E>(e)), along.value); \
+  }                                                                                                          \
+  template <jet_operand E> auto tag(E&& e, axis along) {                                                     \
+    return detail::reduce<detail::reduction_id::tag>(detail::as_expr(std::forward<E>(e)), along.value);      \
   }
 #include <jet/reductions.def>
 #undef JET_REDUCTION
 
 /// One tag type per reduction of the table, and the list of all of them (as ops::for_each_op).
 namespace reductions {
-#define JET_REDUCTION(tag_, ...)                                             \
-  struct tag_ {                                                              \
-    static constexpr detail::reduction_id id = detail::reduction_id::tag_;   \
-    static constexpr const char* name = #tag_;                               \
+#define JET_REDUCTION(tag_, ...)                                           \
+  struct tag_ {                                                            \
+    static constexpr detail::reduction_id id = detail::reduction_id::tag_; \
+    static constexpr const char* name = #tag_;                             \
   };
 #include <jet/reductions.def>
 #undef JET_REDUCTION

@@ -39,13 +39,13 @@ void release_cached_memory();
 
 /// Counters over the life of the process.
 struct statistics {
-  std::uint64_t launches;      // kernels launched by evaluations
-  std::uint64_t memory_hits;   // evaluations whose kernel came from the in-memory cache
-  std::uint64_t disk_hits;     // kernels loaded from the disk cache instead of compiled
-  std::uint64_t disk_writes;   // kernels stored into the disk cache
-  std::uint64_t compiles;      // kernels compiled by NVRTC, for evaluations and jet::compile
-  double compile_ms;           // time spent in those compiles
-  std::uint64_t interpreted;   // of the launches, those of the interpreter (jit_policy)
+  std::uint64_t launches;             // kernels launched by evaluations
+  std::uint64_t memory_hits;          // evaluations whose kernel came from the in-memory cache
+  std::uint64_t disk_hits;            // kernels loaded from the disk cache instead of compiled
+  std::uint64_t disk_writes;          // kernels stored into the disk cache
+  std::uint64_t compiles;             // kernels compiled by NVRTC, for evaluations and jet::compile
+  double compile_ms;                  // time spent in those compiles
+  std::uint64_t interpreted;          // of the launches, those of the interpreter (jit_policy)
   std::uint64_t background_failures;  // fused kernels that failed to compile in the background
 };
 statistics stats();

@@ -65,8 +65,10 @@ constexpr bool element_count(const jet::shape& s, std::int64_t& count) noexcept 
   std::int64_t product = 1;
   bool empty = false;
   for (int d = 0; d < s.rank(); ++d) {
-    if (s[d] == 0) empty = true;
-    else if (!multiply(product, s[d], product)) return false;
+    if (s[d] == 0)
+      empty = true;
+    else if (!multiply(product, s[d], product))
+      return false;
   }
   count = empty ? 0 : product;
   return true;
@@ -103,7 +105,8 @@ struct layout {
     std::int64_t stride = 1;
     for (int d = s.rank() - 1; d >= 0; --d) {
       l.strides[d] = stride;
-      if (s[d] != 0) stride = checked_multiply(stride, s[d], [&] { return "the element count of shape " + s.to_string(); });
+      if (s[d] != 0)
+        stride = checked_multiply(stride, s[d], [&] { return "the element count of shape " + s.to_string(); });
     }
     return l;
   }
@@ -133,8 +136,10 @@ struct layout {
       const std::int64_t magnitude = strides[d] < 0 ? checked_multiply(strides[d], -1, too_far) : strides[d];
       const std::int64_t span = checked_multiply(extents[d] - 1, magnitude, too_far);
       if (!add(distance, span, distance)) exceeds_size_limit(too_far());
-      if (strides[d] < 0) r.lowest -= span;  // neither passes distance
-      else r.highest += span;
+      if (strides[d] < 0)
+        r.lowest -= span;  // neither passes distance
+      else
+        r.highest += span;
     }
     std::int64_t bytes = 0;
     if (!add(distance, 1, bytes) || !multiply(bytes, static_cast<std::int64_t>(element_size), bytes))

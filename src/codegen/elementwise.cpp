@@ -41,7 +41,8 @@ struct tiled_context {
 void pass(source_writer& w, bool along_columns, const std::function<void()>& body) {
   w.line("#pragma unroll");
   w.open("for (unsigned p = 0; p < passes; ++p) {");
-  w.line(along_columns ? "const unsigned r = lane, c = first + p * rows;" : "const unsigned r = first + p * rows, c = lane;");
+  w.line(along_columns ? "const unsigned r = lane, c = first + p * rows;"
+                       : "const unsigned r = first + p * rows, c = lane;");
   w.open("if (r < rows_in && c < columns_in) {");
   body();
   w.close();
@@ -120,11 +121,13 @@ void tiled_body(source_writer& w, const kernel_parts& parts) {
     for (unsigned k = 0; k < d.out_count; ++k) w.line(outs[k].type, " result", k, ";");
     const std::string values =
         join(inputs, [&](unsigned k) { return ins[k].transposed ? ins[k].tile + "[c][r]" : "v" + number(k) + "[p]"; });
-    w.line("jet_element(", join(d.out_count, [](unsigned k) { return "result" + number(k); }), inputs ? ", " : "", values,
-           parts.scalar_args(), ");");
+    w.line("jet_element(", join(d.out_count, [](unsigned k) { return "result" + number(k); }), inputs ? ", " : "",
+           values, parts.scalar_args(), ");");
     for (unsigned k = 0; k < d.out_count; ++k) {
-      if (outs[k].transposed) w.line(outs[k].tile, "[c][r] = result", k, ";");
-      else w.line(t.element(outs[k]), " = result", k, ";");
+      if (outs[k].transposed)
+        w.line(outs[k].tile, "[c][r] = result", k, ";");
+      else
+        w.line(t.element(outs[k]), " = result", k, ";");
     }
   });
   if (any_transposed(outs, true)) {
@@ -164,7 +167,8 @@ struct rows_context {
     return column;  // linear or unit
   }
   // `const float* __restrict__ in0_row = in0 + ...`, or `long long in2_row = ...` for a counter.
-  void pointer(source_writer& w, const row_operand& o, bool output, const std::string& what, const std::string& value) const {
+  void pointer(source_writer& w, const row_operand& o, bool output, const std::string& what,
+               const std::string& value) const {
     const std::string type = o.counter ? "long long" : (output ? "" : "const ") + o.type + "*" + parts.restrict_;
     w.line(type, " ", what, " = ", value, ";");
   }
@@ -187,7 +191,8 @@ void rows_full_chunk(source_writer& w, const rows_context& r) {
     const std::string vk = "v" + number(k) + "[k]";
     if (o.counter) {
       w.line("#pragma unroll");
-      w.line("for (unsigned j = 0; j < vec; ++j) ", vk, ".v[j] = ", o.at(), " + ", r.along(o, "k * threads * vec + j"), ";");
+      w.line("for (unsigned j = 0; j < vec; ++j) ", vk, ".v[j] = ", o.at(), " + ", r.along(o, "k * threads * vec + j"),
+             ";");
     } else if (o.how == access::broadcast) {
       w.line("{ const ", o.type, " b = *", o.at(), ";");
       w.line("#pragma unroll");
@@ -195,7 +200,8 @@ void rows_full_chunk(source_writer& w, const rows_context& r) {
     } else if (o.how == access::gather) {
       w.line(vk, ".v[0] = ", o.at(), "[", r.along(o, "k * threads * vec"), "];");
     } else {
-      w.line(vk, " = *reinterpret_cast<const ", kernel_parts::vec_type(o.type), "*>(", o.at(), " + k * threads * vec);");
+      w.line(vk, " = *reinterpret_cast<const ", kernel_parts::vec_type(o.type), "*>(", o.at(),
+             " + k * threads * vec);");
     }
   }
   w.close();
@@ -204,11 +210,14 @@ void rows_full_chunk(source_writer& w, const rows_context& r) {
   for (unsigned k = 0; k < d.out_count; ++k) w.line(kernel_parts::vec_type(outs[k].type), " r", k, ";");
   w.line("#pragma unroll");
   w.line("for (unsigned j = 0; j < vec; ++j)");
-  w.line("  jet_element(", join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }), parts.tile_args(), ");");
+  w.line("  jet_element(", join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }), parts.tile_args(),
+         ");");
   for (unsigned k = 0; k < d.out_count; ++k) {
     const row_operand& o = outs[k];
-    if (o.how == access::gather) w.line(o.at(), "[", r.along(o, "k * threads * vec"), "] = r", k, ".v[0];");
-    else w.line("*reinterpret_cast<", kernel_parts::vec_type(o.type), "*>(", o.at(), " + k * threads * vec) = r", k, ";");
+    if (o.how == access::gather)
+      w.line(o.at(), "[", r.along(o, "k * threads * vec"), "] = r", k, ".v[0];");
+    else
+      w.line("*reinterpret_cast<", kernel_parts::vec_type(o.type), "*>(", o.at(), " + k * threads * vec) = r", k, ";");
   }
   w.close();
 }
@@ -239,7 +248,8 @@ void rows_last_chunk(source_writer& w, const rows_context& r) {
   });
   each_element([&] {
     for (unsigned k = 0; k < d.out_count; ++k) w.line(r.outs[k].type, " r", k, ";");
-    w.line("jet_element(", join(d.out_count, [](unsigned k) { return std::string("r").append(number(k)); }), parts.tile_args(), ");");
+    w.line("jet_element(", join(d.out_count, [](unsigned k) { return std::string("r").append(number(k)); }),
+           parts.tile_args(), ");");
     for (unsigned k = 0; k < d.out_count; ++k) w.line(r.outs[k].row(), "[", r.along(r.outs[k], "c"), "] = r", k, ";");
   });
 }
@@ -270,7 +280,8 @@ void rows_body(source_writer& w, const kernel_parts& parts) {
   w.line("jet_unravel<index, ", rank, ">(row, row_extents, idx);");
   for (const auto* group : {&r.outs, &r.ins})
     for (const row_operand& o : *group) {
-      const std::string offset = o.how == access::linear ? "(long long)row * columns" : "jet_offset(idx, " + o.strides + ")";
+      const std::string offset =
+          o.how == access::linear ? "(long long)row * columns" : "jet_offset(idx, " + o.strides + ")";
       r.pointer(w, o, group == &r.outs, o.row(), o.counter ? offset : o.name + " + " + offset);
     }
   w.open("if (columns - first >= chunk) {");
@@ -301,14 +312,16 @@ void linear_body(source_writer& w, const kernel_parts& parts) {
     w.line("const unsigned long long i = base + (k * threads + threadIdx.x) * vec;");
     if (outputs_strided) parts.unravel(w);
     for (unsigned k = 0; k < d.out_count; ++k) w.line(kernel_parts::vec_type(parts.out_type(k)), " r", k, ";");
-    w.unrolled_statement(
-        "j", shape.vec,
-        "jet_element(" + join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) + parts.tile_args() + ");");
+    w.unrolled_statement("j", shape.vec,
+                         "jet_element(" + join(d.out_count, [](unsigned k) { return "r" + number(k) + ".v[j]"; }) +
+                             parts.tile_args() + ");");
     for (unsigned k = 0; k < d.out_count; ++k) {
       const std::string kk = number(k), vt = kernel_parts::vec_type(parts.out_type(k));
       switch (v.output_access[k]) {
         case access::linear: w.line("*reinterpret_cast<", vt, "*>(out", kk, " + i) = r", kk, ";"); break;
-        case access::unit: w.line("*reinterpret_cast<", vt, "*>(out", kk, " + jet_offset(idx, os", kk, ")) = r", kk, ";"); break;
+        case access::unit:
+          w.line("*reinterpret_cast<", vt, "*>(out", kk, " + jet_offset(idx, os", kk, ")) = r", kk, ";");
+          break;
         default: w.line("out", kk, "[jet_offset(idx, os", kk, ")] = r", kk, ".v[0];"); break;
       }
     }
@@ -345,9 +358,12 @@ std::string generate_source(const kernel_desc& d, const variant_key& v) {
   source_writer w;
   parts.prelude(w, join(d.out_count, [&](unsigned k) { return std::string(name(d.out_types[k])); }));
   parts.open_kernel(w, v.tiled ? tile_threads : shape_of(v).threads, output_params(parts), "");
-  if (v.tiled) tiled_body(w, parts);
-  else if (v.rows) rows_body(w, parts);
-  else linear_body(w, parts);
+  if (v.tiled)
+    tiled_body(w, parts);
+  else if (v.rows)
+    rows_body(w, parts);
+  else
+    linear_body(w, parts);
   w.close();
   return w.take();
 }

@@ -43,7 +43,6 @@ unsigned distinct_inputs(const kernel_desc& d, const variant_key& v) {
   return count;
 }
 
-
 bool uses_index_space(const kernel_desc& d, const variant_key& v) {
   bool strided = v.rows;  // a rows kernel finds its rows' length and count in the extents
   for (unsigned k = 0; k < distinct_inputs(d, v); ++k) strided |= v.input_access[k] != access::linear;

@@ -28,7 +28,8 @@ std::vector<std::uint16_t> value_sources(const kernel_desc& d, const variant_key
   for (unsigned r = 0; r < d.repeat_count; ++r) {  // largest first: a repeat inside one that holds is moot
     const repeat& x = d.repeats[r];
     if (!(v.shared >> r & 1) || source[x.node] != x.node) continue;
-    for (unsigned k = 0; k < x.size; ++k) source[x.node + 1 - x.size + k] = static_cast<std::uint16_t>(x.same + 1 - x.size + k);
+    for (unsigned k = 0; k < x.size; ++k)
+      source[x.node + 1 - x.size + k] = static_cast<std::uint16_t>(x.same + 1 - x.size + k);
   }
   for (unsigned i = 0; i < d.node_count; ++i)  // an earlier subtree may itself repeat one before it
     while (source[source[i]] != source[i]) source[i] = source[source[i]];
@@ -103,8 +104,8 @@ void element_function(source_writer& w, const kernel_parts& p) {
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
     if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter || source[i] != i) continue;
-    const std::string function = n.op == op_id::user ? std::string("user_") + d.functions[n.function]->name
-                                                     : std::string(spelling(n.op).tag);
+    const std::string function =
+        n.op == op_id::user ? std::string("user_") + d.functions[n.function]->name : std::string(spelling(n.op).tag);
     std::string call = "jet_" + function + "(";
     for (int k = 0; k < n.arity; ++k) call += (k ? ", " : "") + operand(d, v, n, k, source);
     call += ")";
@@ -117,7 +118,8 @@ void element_function(source_writer& w, const kernel_parts& p) {
     const std::string value = value_name(d, v, source[d.out_nodes[k]]);
     const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
     const std::string stored = stored_as_bits(d.out_types[k]) ? rounded(d.out_types[k], value)
-                               : converts ? "jet_convert<" + p.out_type(k) + ">(" + value + ")" : value;
+                               : converts                     ? "jet_convert<" + p.out_type(k) + ">(" + value + ")"
+                                                              : value;
     w.line("o", k, " = ", stored, ";");
   }
   w.close();
@@ -138,10 +140,13 @@ void kernel_parts::prelude(source_writer& w, const std::string& what) const {
   };
   w.line("// jet kernel: ", describe(d), " -> ", what);
   w.line("// variant: vec ", v.vec, ", rank ", rank, ", inputs (", access_names(inputs, v.input_access), "), outputs (",
-         access_names(d.out_count, v.output_access), ")", indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "",
-         v.out_aliases_input ? ", an output aliases an input" : "", v.tiled ? ", tiles of the two inner dimensions" : "",
-         v.rows ? ", chunks of a row per block" : "",
-         v.shared ? ", " + number(static_cast<unsigned>(std::popcount(v.shared))) + " repeated subexpressions computed once" : "");
+         access_names(d.out_count, v.output_access), ")",
+         indexed ? v.index32 ? ", 32-bit index" : ", 64-bit index" : "",
+         v.out_aliases_input ? ", an output aliases an input" : "",
+         v.tiled ? ", tiles of the two inner dimensions" : "", v.rows ? ", chunks of a row per block" : "",
+         v.shared
+             ? ", " + number(static_cast<unsigned>(std::popcount(v.shared))) + " repeated subexpressions computed once"
+             : "");
   w.line("template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };");
   for (const float16_format& f : float16_formats)
     if (uses_dtype(d, f.type)) w.raw(conversion_functions(f));
@@ -151,7 +156,8 @@ void kernel_parts::prelude(source_writer& w, const std::string& what) const {
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
   for (std::size_t op = 0; op < std::size(spellings); ++op)
-    if (used[op] && !spellings[op].cuda.empty()) w.raw(op_function(spellings[op]));  // leaves and user functions have none
+    if (used[op] && !spellings[op].cuda.empty())
+      w.raw(op_function(spellings[op]));  // leaves and user functions have none
   for (unsigned k = 0; k < d.function_count; ++k) w.raw(user_function_source(*d.functions[k]));
   element_function(w, *this);
 }
@@ -166,7 +172,8 @@ std::string kernel_parts::input_params() const {
   return params;
 }
 
-void kernel_parts::open_kernel(source_writer& w, unsigned threads, const std::string& outputs, std::string_view more) const {
+void kernel_parts::open_kernel(source_writer& w, unsigned threads, const std::string& outputs,
+                               std::string_view more) const {
   w.line("extern \"C\" __global__ void __launch_bounds__(", threads, ")");
   w.open(kernel_name, "(", outputs, input_params(), ", const unsigned long long n",
          indexed ? ", const jet_extents<" + rank + "> extents" : "", more, ") {");
@@ -187,7 +194,9 @@ void kernel_parts::tile_loads(source_writer& w, const kernel_shape& shape) const
       }
       switch (v.input_access[k]) {
         case access::linear: w.line("v", kk, "[k] = *reinterpret_cast<const ", vt, "*>(in", kk, " + i);"); break;
-        case access::unit: w.line("v", kk, "[k] = *reinterpret_cast<const ", vt, "*>(in", kk, " + ", offset, ");"); break;
+        case access::unit:
+          w.line("v", kk, "[k] = *reinterpret_cast<const ", vt, "*>(in", kk, " + ", offset, ");");
+          break;
         case access::broadcast:
           w.open("{");
           w.line("const ", in_type(k), " b = in", kk, "[", offset, "];");

@@ -69,7 +69,8 @@ struct kernel_parts {
 
   // jet_element's input arguments for element j of the k-th loaded vector.
   std::string tile_args() const {
-    const std::string values = join(inputs, [](unsigned k) { return std::string("v").append(number(k)).append("[k].v[j]"); });
+    const std::string values =
+        join(inputs, [](unsigned k) { return std::string("v").append(number(k)).append("[k].v[j]"); });
     return (inputs ? ", " + values : values) + scalar_args();
   }
   // jet_element's input arguments for element i, read one at a time (`offset` maps input k's

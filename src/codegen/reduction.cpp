@@ -75,7 +75,8 @@ void start_accumulators(source_writer& w, std::string_view count, std::string_vi
 // acc[1] ... acc[count - 1] combined into acc[0].
 void combine_accumulators(source_writer& w, std::string_view count, std::string_view var) {
   w.line("#pragma unroll");
-  w.line("for (unsigned ", var, " = 1; ", var, " < ", count, "; ++", var, ") acc[0] = jet_combine(acc[0], acc[", var, "]);");
+  w.line("for (unsigned ", var, " = 1; ", var, " < ", count, "; ++", var, ") acc[0] = jet_combine(acc[0], acc[", var,
+         "]);");
 }
 
 // The end of an all-elements kernel: each block's partial into `partials`, and the last block to
@@ -159,7 +160,8 @@ void inner_axis_loop(source_writer& w, const reduction_context& r) {
   const bool vectors = parts.v.vec > 1;
   // The k-th vector of this thread's items into vK[k] (`count` of them), then its elements into acc[k].
   auto declare_vectors = [&](std::string_view count) {
-    for (unsigned k = 0; k < parts.inputs; ++k) w.line(kernel_parts::vec_type(parts.in_type(k)), " v", k, "[", count, "];");
+    for (unsigned k = 0; k < parts.inputs; ++k)
+      w.line(kernel_parts::vec_type(parts.in_type(k)), " v", k, "[", count, "];");
   };
   const std::function<void()> load = [&] {
     for (unsigned k = 0; k < parts.inputs; ++k)
@@ -256,7 +258,8 @@ void axis_kernel(source_writer& w, const reduction_context& r) {
   if (inner) {
     // Rows read a vector at a time (every input contiguous along them, each row aligned) keep 4
     // vectors in flight a thread; rows read an element at a time, 8 elements.
-    w.line("constexpr unsigned threads = ", reduction_threads, ", unroll = ", v.vec > 1 ? "4" : "8", ", vec = ", v.vec, ";");
+    w.line("constexpr unsigned threads = ", reduction_threads, ", unroll = ", v.vec > 1 ? "4" : "8", ", vec = ", v.vec,
+           ";");
     parts.declare_index(w);
     w.line("const unsigned first = threadIdx.x & (lanes - 1), step = lanes;");
     w.line("const unsigned long long row = (unsigned long long)blockIdx.x * (threads / lanes) + threadIdx.x / lanes;");
@@ -275,8 +278,10 @@ void axis_kernel(source_writer& w, const reduction_context& r) {
   w.line("const unsigned long long i = row * length;");
   parts.unravel(w);
   for (unsigned k = 0; k < parts.inputs; ++k) w.line("const long long b", k, " = ", parts.strided_offset(k), ";");
-  if (inner) inner_axis_loop(w, r);
-  else outer_axis_loop(w, r);
+  if (inner)
+    inner_axis_loop(w, r);
+  else
+    outer_axis_loop(w, r);
   w.close();
   combine_accumulators(w, "unroll", "u");
   w.raw(inner ? inner_axis_end : outer_axis_end);
@@ -294,8 +299,10 @@ std::string generate_reduction_source(const kernel_desc& d, const variant_key& v
                        axis_names[static_cast<int>(v.axis)] + ", " + std::string(name(t.result)));
   reduction_functions(w, d);
   const reduction_context r{parts, parts.out_type(0)};
-  if (v.axis == reduce_axis::all) all_elements_kernel(w, r);
-  else axis_kernel(w, r);
+  if (v.axis == reduce_axis::all)
+    all_elements_kernel(w, r);
+  else
+    axis_kernel(w, r);
   return w.take();
 }
 

@@ -48,8 +48,10 @@ class source_writer {
   // Back out of a block, and its last line: "}" unless given.
   template <class... Piece> void close(const Piece&... pieces) {
     outdent();
-    if constexpr (sizeof...(Piece) == 0) line("}");
-    else line(pieces...);
+    if constexpr (sizeof...(Piece) == 0)
+      line("}");
+    else
+      line(pieces...);
   }
   // A line that closes a block and opens the next, as "} else {" does.
   template <class... Piece> void reopen(const Piece&... pieces) {

@@ -18,8 +18,8 @@ std::string round_function(dtype t) { return "jet_float_to_" + std::string(name(
 
 std::string conversion_functions(const float16_format& f) {
   return "__device__ __forceinline__ float " + widen_function(f.type) + "(unsigned short h) {\n  " +
-         std::string(f.widen) + "\n}\n__device__ __forceinline__ unsigned short " +
-         round_function(f.type) + "(float f) {\n  unsigned short h;\n  asm(\"" + std::string(f.round) +
+         std::string(f.widen) + "\n}\n__device__ __forceinline__ unsigned short " + round_function(f.type) +
+         "(float f) {\n  unsigned short h;\n  asm(\"" + std::string(f.round) +
          " %0, %1;\" : \"=h\"(h) : \"f\"(f));\n  return h;\n}\n";
 }
 
@@ -73,9 +73,12 @@ std::string describe_node(const kernel_desc& d, unsigned index, bool top) {
 
 std::string describe(const kernel_desc& d) {
   if (d.reduction != reduction_id::none)
-    return std::string(reduction_spellings[static_cast<int>(d.reduction)].tag) + "(" + describe_node(d, d.out_nodes[0], true) + ")";
+    return std::string(reduction_spellings[static_cast<int>(d.reduction)].tag) + "(" +
+           describe_node(d, d.out_nodes[0], true) + ")";
   if (d.out_count == 1) return describe_node(d, d.out_nodes[0], true);
-  return std::string("(").append(join(d.out_count, [&](unsigned k) { return describe_node(d, d.out_nodes[k], true); })).append(")");
+  return std::string("(")
+      .append(join(d.out_count, [&](unsigned k) { return describe_node(d, d.out_nodes[k], true); }))
+      .append(")");
 }
 
 }  // namespace jet::detail

@@ -63,8 +63,7 @@ struct float16_format {
   std::string_view round;  // the PTX instruction rounding f32 to the format
 };
 inline constexpr float16_format float16_formats[] = {
-    {dtype::float16, "float f;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n  return f;",
-     "cvt.rn.f16.f32"},
+    {dtype::float16, "float f;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n  return f;", "cvt.rn.f16.f32"},
     {dtype::bfloat16, "return __uint_as_float(static_cast<unsigned>(h) << 16);  // float32's upper half",
      "cvt.rn.bf16.f32"},
 };

@@ -79,13 +79,21 @@ class body_scanner {
 
   void step() {
     const char c = peek(0), next = peek(1);
-    if (std::isspace(static_cast<unsigned char>(c))) ++at_;
-    else if (c == '/' && next == '/') at_ = std::min(text_.find('\n', at_), text_.size());
-    else if (c == '/' && next == '*') skip_block_comment();
-    else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && std::isdigit(static_cast<unsigned char>(next)))) skip_number();
-    else if (is_word_char(c) && !std::isdigit(static_cast<unsigned char>(c))) word();
-    else if (c == '"' || c == '\'') skip_quoted(c);
-    else punctuator(c, next);
+    if (std::isspace(static_cast<unsigned char>(c)))
+      ++at_;
+    else if (c == '/' && next == '/')
+      at_ = std::min(text_.find('\n', at_), text_.size());
+    else if (c == '/' && next == '*')
+      skip_block_comment();
+    else if (std::isdigit(static_cast<unsigned char>(c)) ||
+             (c == '.' && std::isdigit(static_cast<unsigned char>(next))))
+      skip_number();
+    else if (is_word_char(c) && !std::isdigit(static_cast<unsigned char>(c)))
+      word();
+    else if (c == '"' || c == '\'')
+      skip_quoted(c);
+    else
+      punctuator(c, next);
   }
 
   void skip_block_comment() {
@@ -99,10 +107,14 @@ class body_scanner {
     ++at_;
     for (;;) {
       const char c = peek(0);
-      if (c != '\0' && std::strchr("eEpP", c) && (peek(1) == '+' || peek(1) == '-')) at_ += 2;
-      else if (is_word_char(c) || c == '.') ++at_;
-      else if (c == '\'' && is_word_char(peek(1))) at_ += 2;
-      else return;
+      if (c != '\0' && std::strchr("eEpP", c) && (peek(1) == '+' || peek(1) == '-'))
+        at_ += 2;
+      else if (is_word_char(c) || c == '.')
+        ++at_;
+      else if (c == '\'' && is_word_char(peek(1)))
+        at_ += 2;
+      else
+        return;
     }
   }
 
@@ -119,7 +131,8 @@ class body_scanner {
   void skip_quoted(char quote) {
     const std::size_t start = at_++;
     while (at_ < text_.size() && text_[at_] != quote && text_[at_] != '\n') at_ += text_[at_] == '\\' ? 2 : 1;
-    if (at_ >= text_.size() || text_[at_] != quote) refuse(start, std::string("a literal opened with ") + quote + " is not closed on its line");
+    if (at_ >= text_.size() || text_[at_] != quote)
+      refuse(start, std::string("a literal opened with ") + quote + " is not closed on its line");
     ++at_;
   }
 
@@ -129,7 +142,8 @@ class body_scanner {
     const std::size_t open = text_.find('(', at_);
     if (open == std::string_view::npos || open - at_ - 1 > 16) refuse(start, "a raw string's delimiter is malformed");
     const std::string_view delimiter = text_.substr(at_ + 1, open - at_ - 1);
-    if (delimiter.find_first_of(" ()\\\t\n\r\v\f\"") != std::string_view::npos) refuse(start, "a raw string's delimiter is malformed");
+    if (delimiter.find_first_of(" ()\\\t\n\r\v\f\"") != std::string_view::npos)
+      refuse(start, "a raw string's delimiter is malformed");
     std::string closing(1, ')');  // appended piece by piece: g++ 12 warns wrongly of "literal" + string
     closing.append(delimiter).push_back('"');
     const std::size_t end = text_.find(closing, open);
@@ -141,14 +155,21 @@ class body_scanner {
     if (c == '#' || (c == '%' && next == ':')) refuse(at_, "preprocessor directives and `#` (or `%:`) are refused");
     if (c == '\\') refuse(at_, "a backslash outside a literal (a universal character name) is refused");
     std::size_t length = 1;
-    if ((c == '<' && next == '<') || (c == ':' && next == ':') || (c == '%' && next == '=')) length = 2;
-    else if (c == '{' || (c == '<' && next == '%')) open('}', c == '{' ? 1 : 2);
-    else if (c == '(') open(')', 1);
+    if ((c == '<' && next == '<') || (c == ':' && next == ':') || (c == '%' && next == '='))
+      length = 2;
+    else if (c == '{' || (c == '<' && next == '%'))
+      open('}', c == '{' ? 1 : 2);
+    else if (c == '(')
+      open(')', 1);
     // `<::` not followed by `:` or `>` is `<` and `::`, not the digraph `<:` (as in `a<::b>`).
-    else if (c == '[' || (c == '<' && next == ':' && !(peek(2) == ':' && peek(3) != ':' && peek(3) != '>'))) open(']', c == '[' ? 1 : 2);
-    else if (c == '}' || (c == '%' && next == '>')) close('}', c == '}' ? 1 : 2);
-    else if (c == ')') close(')', 1);
-    else if (c == ']' || (c == ':' && next == '>')) close(']', c == ']' ? 1 : 2);
+    else if (c == '[' || (c == '<' && next == ':' && !(peek(2) == ':' && peek(3) != ':' && peek(3) != '>')))
+      open(']', c == '[' ? 1 : 2);
+    else if (c == '}' || (c == '%' && next == '>'))
+      close('}', c == '}' ? 1 : 2);
+    else if (c == ')')
+      close(')', 1);
+    else if (c == ']' || (c == ':' && next == '>'))
+      close(']', c == ']' ? 1 : 2);
     at_ += length;
   }
   // Each open and close advances by its spelling's length less the 1 that punctuator adds.
@@ -159,8 +180,9 @@ class body_scanner {
   void close(char closer, std::size_t spelling) {
     if (closers_.empty() && closer == '}') refuse(at_, "the body closes a brace it did not open");
     if (closers_.empty() || closers_.back() != closer)
-      refuse(at_, std::string("unbalanced brackets: `") + closer + "` closes " +
-                      (closers_.empty() ? std::string("nothing") : std::string("`") + opener_of(closers_.back()) + "`"));
+      refuse(at_,
+             std::string("unbalanced brackets: `") + closer + "` closes " +
+                 (closers_.empty() ? std::string("nothing") : std::string("`") + opener_of(closers_.back()) + "`"));
     closers_.pop_back();
     at_ += spelling - 1;
   }
@@ -180,7 +202,8 @@ std::string checked_parameters(std::string_view list, const std::string& who) {
     const auto space = param.find_last_of(" \t");
     const std::string_view type = space == std::string_view::npos ? std::string_view() : trim(param.substr(0, space));
     const std::string_view id = space == std::string_view::npos ? param : param.substr(space + 1);
-    if (!is_parameter_type(type)) throw invalid_argument(who + "parameter `" + std::string(param) + "` has no supported type");
+    if (!is_parameter_type(type))
+      throw invalid_argument(who + "parameter `" + std::string(param) + "` has no supported type");
     if (!is_ascii_identifier(std::string(id).c_str()))
       throw invalid_argument(who + "parameter name `" + std::string(id) + "` is not an identifier");
     if (const char* why = refused_word(id)) throw invalid_argument(who + "parameter `" + std::string(id) + "`: " + why);
@@ -194,7 +217,8 @@ std::string checked_parameters(std::string_view list, const std::string& who) {
 
 std::string user_function_source(const user_function& f) {
   const std::string who = std::string("jet: JET_FUNCTION `") + f.name + "`: ";
-  if (!is_ascii_identifier(f.name)) throw invalid_argument(who + "the name is not an identifier of ASCII letters, digits and _");
+  if (!is_ascii_identifier(f.name))
+    throw invalid_argument(who + "the name is not an identifier of ASCII letters, digits and _");
   const std::string_view signature = f.signature;
   const auto open = signature.find('('), close = signature.rfind(')');
   if (open == std::string_view::npos || close != signature.size() - 1 || close < open)

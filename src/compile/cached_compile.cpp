@@ -75,14 +75,15 @@ cubins_in_flight& in_flight() {
   return f;
 }
 
-std::optional<cached_cubin> load_from_disk(const std::shared_ptr<const disk_cache>& disk, const cache_key& key, int arch,
-                                           const std::string& expression) {
+std::optional<cached_cubin> load_from_disk(const std::shared_ptr<const disk_cache>& disk, const cache_key& key,
+                                           int arch, const std::string& expression) {
   const auto start = std::chrono::steady_clock::now();
   if (!disk) return std::nullopt;
   std::optional<std::string> image = disk->load(key);
   if (!image) return std::nullopt;
   stats_counters().disk_hits.fetch_add(1, std::memory_order_relaxed);
-  log_info("disk cache hit for `" + expression + "` (sm_" + std::to_string(arch) + ") in " + format_ms(ms_since(start)));
+  log_info("disk cache hit for `" + expression + "` (sm_" + std::to_string(arch) + ") in " +
+           format_ms(ms_since(start)));
   return cached_cubin{std::move(*image), 0, true};
 }
 

@@ -31,7 +31,8 @@ struct cached_cubin {
 /// and stored. Threads asking at once for the same cubin share one load or compile. Counts disk
 /// hits, disk writes and compiles in jet::stats(); JET_LOG=info logs each compile and disk hit.
 /// `origin` is passed to compile_to_cubin, for its reports.
-cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression, kernel_origin origin = {});
+cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression,
+                            kernel_origin origin = {});
 
 /// The cubin for `source` on sm_<arch> when the active disk cache holds a valid entry for it
 /// (counted and logged as a disk hit), else nothing: never compiles.

@@ -111,7 +111,8 @@ class compile_scope {
 
 // "12 nodes, 3456 bytes of source": how big a compile is, which is what its time grows with.
 std::string compile_size(std::size_t nodes, const std::string& source) {
-  return (nodes ? std::to_string(nodes) + " nodes, " : std::string()) + std::to_string(source.size()) + " bytes of source";
+  return (nodes ? std::to_string(nodes) + " nodes, " : std::string()) + std::to_string(source.size()) +
+         " bytes of source";
 }
 
 struct slow_compile_report {
@@ -159,7 +160,11 @@ std::vector<std::string> compile_options(int arch) {
   // mean undefined behaviour, which a JET_FUNCTION body can cause, are errors (#940 a missing
   // return, #549 a variable used before it is set, #39 a division by zero, #62 and #63 a shift by
   // a negative or too large count).
-  return {"--gpu-architecture=sm_" + std::to_string(arch), "--std=c++17", "--minimal", "--no-cache", "--fmad=false",
+  return {"--gpu-architecture=sm_" + std::to_string(arch),
+          "--std=c++17",
+          "--minimal",
+          "--no-cache",
+          "--fmad=false",
           "--diag-error=940,549,39,62,63"};
 }
 
@@ -173,11 +178,13 @@ cubin compile_to_cubin(const std::string& source, int arch, const std::string& e
   require_supported(arch);
   wait_for_compiles_at_exit();
   const compile_scope scope;
-  log_info("compiling `" + expression + "` for sm_" + std::to_string(arch) + " (" + compile_size(origin.nodes, source) + ")");
+  log_info("compiling `" + expression + "` for sm_" + std::to_string(arch) + " (" + compile_size(origin.nodes, source) +
+           ")");
   const auto start = std::chrono::steady_clock::now();
   nvrtcProgram program = nullptr;
   check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "jet_kernel.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");
-  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program,
+                                                               [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
 
   const std::vector<std::string> options = compile_options(arch);
   std::vector<const char*> option_pointers;
@@ -193,9 +200,9 @@ cubin compile_to_cubin(const std::string& source, int arch, const std::string& e
 
   if (result != NVRTC_SUCCESS) {
     const std::string listing = numbered(source);
-    throw compile_error("jet: NVRTC failed to compile the kernel for `" + expression + "` (sm_" +
-                            std::to_string(arch) + "): " + nvrtcGetErrorString(result) + "\n--- log ---\n" + log +
-                            "\n--- source ---\n" + listing,
+    throw compile_error("jet: NVRTC failed to compile the kernel for `" + expression + "` (sm_" + std::to_string(arch) +
+                            "): " + nvrtcGetErrorString(result) + "\n--- log ---\n" + log + "\n--- source ---\n" +
+                            listing,
                         log, listing, expression);
   }
   std::size_t size = 0;

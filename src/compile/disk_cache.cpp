@@ -88,12 +88,14 @@ struct decoded_entry {
   std::string problem;
 };
 decoded_entry decode_entry(std::string_view entry, const std::string& key) {
-  if (entry.size() < entry_header + entry_trailer || !entry.starts_with(entry_magic)) return {{}, std::string(not_an_entry)};
+  if (entry.size() < entry_header + entry_trailer || !entry.starts_with(entry_magic))
+    return {{}, std::string(not_an_entry)};
   const std::uint64_t key_size = read_u64(entry.substr(entry_magic.size()));
   const std::uint64_t cubin_size = read_u64(entry.substr(entry_magic.size() + 8));
   const std::size_t body = entry.size() - entry_header - entry_trailer;
   if (key_size > body || cubin_size != body - key_size) return {{}, "is truncated, or longer than it says"};
-  if (read_u64(entry.substr(entry.size() - entry_trailer)) != fnv1a_bytes(entry.substr(0, entry.size() - entry_trailer)))
+  if (read_u64(entry.substr(entry.size() - entry_trailer)) !=
+      fnv1a_bytes(entry.substr(0, entry.size() - entry_trailer)))
     return {{}, "fails its checksum"};
   if (entry.substr(entry_header, key_size) != key)
     return {{}, "holds another kernel's cubin, or one from another NVRTC or jet version"};
@@ -108,7 +110,8 @@ std::string entry_name(const cache_key& key) {
 
 bool is_entry_name(std::string_view name) {
   return name.size() == 16 + entry_suffix.size() && name.ends_with(entry_suffix) &&
-         std::all_of(name.begin(), name.begin() + 16, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+         std::all_of(name.begin(), name.begin() + 16,
+                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
 
 // A name no other writer uses: the entry's, this process's id and a number drawn at random once
@@ -167,7 +170,8 @@ std::string open_directory(const fs::path& directory, int& fd) {
   unique_fd opened(problem.empty() ? ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1);
   struct stat s;
   if (problem.empty() && opened.fd < 0) problem = open_problem(AT_FDCWD, directory.c_str());
-  if (problem.empty()) problem = ::fstat(opened.fd, &s) != 0 ? "cannot be examined: " + errno_text() : directory_problem(s);
+  if (problem.empty())
+    problem = ::fstat(opened.fd, &s) != 0 ? "cannot be examined: " + errno_text() : directory_problem(s);
   if (problem.empty()) fd = std::exchange(opened.fd, -1);
   return problem;
 }
@@ -220,10 +224,13 @@ std::string write_new_file(int dir_fd, const std::string& name, std::string_view
   std::string problem;
   for (std::size_t done = 0; done < content.size() && problem.empty();) {
     const ssize_t n = ::write(file.fd, content.data() + done, content.size() - done);
-    if (n >= 0) done += static_cast<std::size_t>(n);
-    else if (errno != EINTR) problem = "cannot write " + name + ": " + errno_text();
+    if (n >= 0)
+      done += static_cast<std::size_t>(n);
+    else if (errno != EINTR)
+      problem = "cannot write " + name + ": " + errno_text();
   }
-  if (::close(std::exchange(file.fd, -1)) != 0 && problem.empty()) problem = "cannot write " + name + ": " + errno_text();
+  if (::close(std::exchange(file.fd, -1)) != 0 && problem.empty())
+    problem = "cannot write " + name + ": " + errno_text();
   if (!problem.empty()) ::unlinkat(dir_fd, name.c_str(), 0);
   return problem;
 }
@@ -253,7 +260,8 @@ std::shared_ptr<disk_cache> disk_cache::open(const fs::path& directory, std::uin
   int fd = -1;
   const std::string problem = open_directory(directory, fd);
   if (problem.empty()) return std::shared_ptr<disk_cache>(new disk_cache(directory, share_fd(fd), max_bytes));
-  print_warning("the kernel cache directory " + directory.string() + " " + problem + "; caching kernels in memory only");
+  print_warning("the kernel cache directory " + directory.string() + " " + problem +
+                "; caching kernels in memory only");
   return nullptr;
 }
 
@@ -270,7 +278,8 @@ disk_cache::shared_fd disk_cache::usable_directory() const {
   if (problem.empty() && s.st_nlink == 0) return reopen(fd);
   if (problem.empty()) return fd;
   if (!refused_.exchange(true))
-    print_warning("the kernel cache directory " + directory_.string() + " " + problem + " now; caching kernels in memory only");
+    print_warning("the kernel cache directory " + directory_.string() + " " + problem +
+                  " now; caching kernels in memory only");
   return nullptr;
 }
 
@@ -382,7 +391,8 @@ void disk_cache::evict_over_bound(int directory_fd) const {
     if (is_entry_name(name)) {
       entries.push_back({s.st_mtim, static_cast<std::uint64_t>(s.st_size), std::string(name)});
       total += static_cast<std::uint64_t>(s.st_size);
-    } else if (name.starts_with(temporary_prefix) && s.st_mtime < abandoned && written_by_jet(directory_fd, d->d_name)) {
+    } else if (name.starts_with(temporary_prefix) && s.st_mtime < abandoned &&
+               written_by_jet(directory_fd, d->d_name)) {
       ::unlinkat(directory_fd, d->d_name, 0);
     }
   }

@@ -57,11 +57,11 @@ loaded_driver load() {
     d.failure = std::string("no CUDA driver: cannot load ") + driver_library() + " (" + (why ? why : "unknown") + ")";
     return d;
   }
-#define JET_DRIVER_LOAD(name, symbol)                                                   \
-  d.api.name = reinterpret_cast<decltype(d.api.name)>(dlsym(lib, symbol));              \
-  if (!d.api.name) {                                                                    \
+#define JET_DRIVER_LOAD(name, symbol)                                                           \
+  d.api.name = reinterpret_cast<decltype(d.api.name)>(dlsym(lib, symbol));                      \
+  if (!d.api.name) {                                                                            \
     d.failure = std::string("no usable CUDA driver: ") + driver_library() + " lacks " + symbol; \
-    return d;                                                                           \
+    return d;                                                                                   \
   }
   JET_DRIVER_FUNCTIONS(JET_DRIVER_LOAD)
 #undef JET_DRIVER_LOAD

@@ -9,43 +9,43 @@
 namespace jet::detail {
 
 // Every driver entry point jet calls, with the versioned symbol it is exported as.
-#define JET_DRIVER_FUNCTIONS(X)                       \
-  X(cuInit, "cuInit")                                 \
-  X(cuGetErrorName, "cuGetErrorName")                 \
-  X(cuGetErrorString, "cuGetErrorString")             \
-  X(cuDeviceGetCount, "cuDeviceGetCount")             \
-  X(cuDeviceGet, "cuDeviceGet")                       \
-  X(cuDeviceGetName, "cuDeviceGetName")               \
-  X(cuDeviceGetAttribute, "cuDeviceGetAttribute")     \
-  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") \
-  X(cuCtxSetCurrent, "cuCtxSetCurrent")               \
-  X(cuCtxSynchronize, "cuCtxSynchronize")             \
-  X(cuModuleLoadData, "cuModuleLoadData")             \
-  X(cuModuleGetFunction, "cuModuleGetFunction")       \
-  X(cuFuncSetAttribute, "cuFuncSetAttribute")         \
-  X(cuLaunchKernel, "cuLaunchKernel")                 \
-  X(cuMemAlloc, "cuMemAlloc_v2")                      \
-  X(cuMemFree, "cuMemFree_v2")                        \
-  X(cuEventCreate, "cuEventCreate")                   \
-  X(cuEventRecord, "cuEventRecord")                   \
-  X(cuEventSynchronize, "cuEventSynchronize")         \
-  X(cuEventElapsedTime, "cuEventElapsedTime_v2")      \
-  X(cuEventDestroy, "cuEventDestroy_v2")              \
-  X(cuStreamCreate, "cuStreamCreate")                 \
-  X(cuStreamDestroy, "cuStreamDestroy_v2")            \
-  X(cuStreamSynchronize, "cuStreamSynchronize")       \
-  X(cuStreamWaitEvent, "cuStreamWaitEvent")           \
-  X(cuStreamIsCapturing, "cuStreamIsCapturing")       \
-  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2")  \
-  X(cuStreamEndCapture, "cuStreamEndCapture")         \
+#define JET_DRIVER_FUNCTIONS(X)                                           \
+  X(cuInit, "cuInit")                                                     \
+  X(cuGetErrorName, "cuGetErrorName")                                     \
+  X(cuGetErrorString, "cuGetErrorString")                                 \
+  X(cuDeviceGetCount, "cuDeviceGetCount")                                 \
+  X(cuDeviceGet, "cuDeviceGet")                                           \
+  X(cuDeviceGetName, "cuDeviceGetName")                                   \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute")                         \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                 \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent")                                   \
+  X(cuCtxSynchronize, "cuCtxSynchronize")                                 \
+  X(cuModuleLoadData, "cuModuleLoadData")                                 \
+  X(cuModuleGetFunction, "cuModuleGetFunction")                           \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute")                             \
+  X(cuLaunchKernel, "cuLaunchKernel")                                     \
+  X(cuMemAlloc, "cuMemAlloc_v2")                                          \
+  X(cuMemFree, "cuMemFree_v2")                                            \
+  X(cuEventCreate, "cuEventCreate")                                       \
+  X(cuEventRecord, "cuEventRecord")                                       \
+  X(cuEventSynchronize, "cuEventSynchronize")                             \
+  X(cuEventElapsedTime, "cuEventElapsedTime_v2")                          \
+  X(cuEventDestroy, "cuEventDestroy_v2")                                  \
+  X(cuStreamCreate, "cuStreamCreate")                                     \
+  X(cuStreamDestroy, "cuStreamDestroy_v2")                                \
+  X(cuStreamSynchronize, "cuStreamSynchronize")                           \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent")                               \
+  X(cuStreamIsCapturing, "cuStreamIsCapturing")                           \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2")                      \
+  X(cuStreamEndCapture, "cuStreamEndCapture")                             \
   X(cuGraphInstantiate, "cuGraphInstantiateWithFlags") /* CUDA 11.4 on */ \
-  X(cuGraphLaunch, "cuGraphLaunch")                   \
-  X(cuGraphExecDestroy, "cuGraphExecDestroy")         \
-  X(cuGraphDestroy, "cuGraphDestroy")                 \
-  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")        \
-  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")        \
-  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")        \
-  X(cuMemsetD32Async, "cuMemsetD32Async")             \
+  X(cuGraphLaunch, "cuGraphLaunch")                                       \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy")                             \
+  X(cuGraphDestroy, "cuGraphDestroy")                                     \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")                            \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")                            \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")                            \
+  X(cuMemsetD32Async, "cuMemsetD32Async")                                 \
   X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode")
 
 // Entry points of stream-ordered memory (CUDA 11.2 on): without them jet allocates with cuMemAlloc.

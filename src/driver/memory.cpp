@@ -133,10 +133,11 @@ void device_free(void* p, std::size_t bytes) noexcept {
     const auto address = reinterpret_cast<CUdeviceptr>(p);
     const CUstream s = current_stream_handle();
     if (small(bytes) && small_blocks::instance().keep(s, address)) return;
-    if (properties().pool) driver().cuMemFreeAsync(address, s);
-    else driver().cuMemFree(address);
-  } catch (const error&) {
-  }
+    if (properties().pool)
+      driver().cuMemFreeAsync(address, s);
+    else
+      driver().cuMemFree(address);
+  } catch (const error&) {}
 }
 
 namespace {

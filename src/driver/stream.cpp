@@ -31,8 +31,9 @@ capture_exemption::~capture_exemption() { driver().cuThreadExchangeStreamCapture
 void launch_kernel(CUfunction f, unsigned long long blocks, unsigned threads, void** params, unsigned rows,
                    unsigned shared_bytes) {
   const unsigned grid = grid_extent(blocks);
-  check(driver().cuLaunchKernel(f, grid, rows, 1, threads, 1, 1, shared_bytes, current_stream_handle(), params, nullptr),
-        "cuLaunchKernel");
+  check(
+      driver().cuLaunchKernel(f, grid, rows, 1, threads, 1, 1, shared_bytes, current_stream_handle(), params, nullptr),
+      "cuLaunchKernel");
 }
 
 }  // namespace jet::detail

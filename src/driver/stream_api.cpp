@@ -40,17 +40,18 @@ void order_after(CUstream later, CUstream earlier) {
 
 void begin_capture() {
   if (!current_stream_handle())
-    throw invalid_argument("jet::capture: the legacy default stream cannot be captured; make a jet::stream current "
-                           "with jet::stream_guard first");
-  check(driver().cuStreamBeginCapture(current_stream_handle(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+    throw invalid_argument(
+        "jet::capture: the legacy default stream cannot be captured; make a jet::stream current "
+        "with jet::stream_guard first");
+  check(driver().cuStreamBeginCapture(current_stream_handle(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+        "cuStreamBeginCapture");
 }
 
 void abandon_capture() noexcept {
   try {
     CUgraph g = nullptr;
     if (driver().cuStreamEndCapture(current_stream_handle(), &g) == CUDA_SUCCESS && g) driver().cuGraphDestroy(g);
-  } catch (const error&) {
-  }
+  } catch (const error&) {}
 }
 
 void* end_capture() {
@@ -85,8 +86,7 @@ stream::~stream() {
     detail::stop_caching_small_blocks_on(as_stream(handle_));
     detail::reduction_stream_ends(as_stream(handle_));
     driver().cuStreamDestroy(as_stream(handle_));
-  } catch (const error&) {
-  }
+  } catch (const error&) {}
 }
 
 void stream::synchronize() const { check(driver().cuStreamSynchronize(as_stream(handle_)), "cuStreamSynchronize"); }
@@ -116,8 +116,7 @@ event::~event() {
   if (!handle_) return;
   try {
     driver().cuEventDestroy(static_cast<CUevent>(handle_));
-  } catch (const error&) {
-  }
+  } catch (const error&) {}
 }
 
 void event::record() { record(current_stream()); }
@@ -126,7 +125,9 @@ void event::record(const stream& s) {
   check(driver().cuEventRecord(static_cast<CUevent>(handle_), as_stream(s.handle())), "cuEventRecord");
 }
 
-void event::synchronize() const { check(driver().cuEventSynchronize(static_cast<CUevent>(handle_)), "cuEventSynchronize"); }
+void event::synchronize() const {
+  check(driver().cuEventSynchronize(static_cast<CUevent>(handle_)), "cuEventSynchronize");
+}
 
 float elapsed_ms(const event& start, const event& stop) {
   stop.synchronize();
@@ -140,12 +141,12 @@ graph::~graph() {
   if (!executable_) return;
   try {
     driver().cuGraphExecDestroy(static_cast<CUgraphExec>(executable_));
-  } catch (const error&) {
-  }
+  } catch (const error&) {}
 }
 
 void graph::launch() const {
-  check(driver().cuGraphLaunch(static_cast<CUgraphExec>(executable_), detail::current_stream_handle()), "cuGraphLaunch");
+  check(driver().cuGraphLaunch(static_cast<CUgraphExec>(executable_), detail::current_stream_handle()),
+        "cuGraphLaunch");
 }
 
 }  // namespace jet

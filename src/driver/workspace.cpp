@@ -25,7 +25,8 @@ workspace make_workspace(std::size_t partial_bytes) {
   const CUresult r = api.cuMemAlloc(&p, partial_bytes + 8);
   if (r == CUDA_ERROR_OUT_OF_MEMORY)
     throw out_of_memory("jet: out of device memory allocating a reduction's workspace of " +
-                        std::to_string(partial_bytes + 8) + " bytes", partial_bytes + 8);
+                            std::to_string(partial_bytes + 8) + " bytes",
+                        partial_bytes + 8);
   check(r, "cuMemAlloc");
   check(api.cuMemsetD32Async(p + partial_bytes, 0, 1, zeroing), "cuMemsetD32Async");
   check(api.cuStreamSynchronize(zeroing), "cuStreamSynchronize");
@@ -41,7 +42,8 @@ class workspaces {
     std::lock_guard lock(mutex_);
     const bool capturing = captures_into_graph(s);
     auto found = by_stream_.find(s);
-    if (found == by_stream_.end()) found = by_stream_.emplace(s, capturing || spare_.empty() ? make_workspace(partial_bytes) : reuse(s)).first;
+    if (found == by_stream_.end())
+      found = by_stream_.emplace(s, capturing || spare_.empty() ? make_workspace(partial_bytes) : reuse(s)).first;
     found->second.in_graph |= capturing;
     return found->second;
   }
@@ -52,8 +54,10 @@ class workspaces {
     const driver_api& api = driver();
     CUevent ended = nullptr;
     if (!found->second.in_graph && api.cuEventCreate(&ended, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
-      if (api.cuEventRecord(ended, s) == CUDA_SUCCESS) spare_.push_back({found->second, ended});
-      else api.cuEventDestroy(ended);
+      if (api.cuEventRecord(ended, s) == CUDA_SUCCESS)
+        spare_.push_back({found->second, ended});
+      else
+        api.cuEventDestroy(ended);
     }
     by_stream_.erase(found);
   }
@@ -77,7 +81,9 @@ class workspaces {
 
 }  // namespace
 
-workspace reduction_workspace(CUstream s, std::size_t partial_bytes) { return workspaces::instance().for_stream(s, partial_bytes); }
+workspace reduction_workspace(CUstream s, std::size_t partial_bytes) {
+  return workspaces::instance().for_stream(s, partial_bytes);
+}
 
 void reduction_stream_ends(CUstream s) { workspaces::instance().stream_ends(s); }
 

@@ -36,11 +36,11 @@ bool convert_scalar(const scalar_value& v, dtype from, dtype to, dtype compute, 
 // (every op reads and writes values), then as the accumulator machine runs it.
 struct virtual_instruction {
   std::uint8_t op, type;
-  int dst = -1;                    // value defined, or the output index of a store
-  int args[3] = {-1, -1, -1};      // values read
-  std::uint8_t slot = 0;           // input slot
+  int dst = -1;                       // value defined, or the output index of a store
+  int args[3] = {-1, -1, -1};         // values read
+  std::uint8_t slot = 0;              // input slot
   std::uint8_t from_accumulator = 0;  // bit k: args[k] is read from the accumulator
-  int second_dst = -1;             // a load of two inputs: the second's value and slot
+  int second_dst = -1;                // a load of two inputs: the second's value and slot
   std::uint8_t second_slot = 0;
 };
 
@@ -115,8 +115,8 @@ bool allocate(const std::vector<virtual_instruction>& code, const std::vector<in
       const int a = v.args[k];
       if (a < 0) continue;
       *operands[k] = static_cast<std::uint8_t>(v.from_accumulator >> k & 1 ? interpreter_accumulator
-                                               : scalar_slot[a] >= 0   ? interpreter_scalar_operand + scalar_slot[a]
-                                                                       : reg[a]);
+                                               : scalar_slot[a] >= 0       ? interpreter_scalar_operand + scalar_slot[a]
+                                                                           : reg[a]);
       if (in_register(v, k) && last_read[a] == static_cast<int>(i)) busy[reg[a]] = false;
     }
     if (v.op == store_op) in.dst = static_cast<std::uint8_t>(v.dst);
@@ -156,8 +156,10 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
   auto note = [&](dtype t) {
     const dtype c = compute_type(t);
     if (c == dtype::boolean || c == compute) return;
-    if (compute == dtype::boolean) compute = c;
-    else mixed = "it computes in both " + dtype_name(compute) + " and " + dtype_name(c);
+    if (compute == dtype::boolean)
+      compute = c;
+    else
+      mixed = "it computes in both " + dtype_name(compute) + " and " + dtype_name(c);
   };
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
@@ -182,8 +184,8 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
 // The program in values (virtual registers) for one placement of the loads: all first, or each
 // before its first use. Fills `code`, `scalar_slot` (per value: its scalar slot, or -1) and the
 // program's scalars; returns why the interpreter cannot run it, or nothing.
-std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of, dtype compute,
-                         unsigned input_count, bool loads_first, std::vector<virtual_instruction>& code,
+std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of,
+                         dtype compute, unsigned input_count, bool loads_first, std::vector<virtual_instruction>& code,
                          std::vector<int>& scalar_slot, program& prog) {
   auto distinct = [&](unsigned slot) { return unique_of ? unique_of[slot] : slot; };
   auto new_value = [&](int slot = -1) {
@@ -196,7 +198,8 @@ std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, cons
   auto load = [&](unsigned node_index) {
     const unsigned in = distinct(d.nodes[node_index].arg[0]);
     if (input_value[in] < 0) {
-      virtual_instruction v{static_cast<std::uint8_t>(op_id::input), static_cast<std::uint8_t>(d.nodes[node_index].type)};
+      virtual_instruction v{static_cast<std::uint8_t>(op_id::input),
+                            static_cast<std::uint8_t>(d.nodes[node_index].type)};
       v.dst = input_value[in] = new_value();
       v.slot = static_cast<std::uint8_t>(in);
       code.push_back(v);

@@ -53,15 +53,18 @@ interpreter_loader& loader_of(const interpreter_family& f) {
   return loaders[&f - interpreter_families];
 }
 
-std::string interpreter_description(const interpreter_family& f) { return "the " + std::string(f.name) + " interpreter"; }
+std::string interpreter_description(const interpreter_family& f) {
+  return "the " + std::string(f.name) + " interpreter";
+}
 
 CUfunction interpreter_function(const interpreter_family& f) {
   interpreter_loader& l = loader_of(f);
   if (const CUfunction function = l.function.load(std::memory_order_acquire)) return function;
   std::lock_guard lock(l.mutex);
   if (const CUfunction function = l.function.load(std::memory_order_acquire)) return function;
-  return l.load(l.compiling.valid() ? l.compiling.get()
-                                    : cached_compile(interpreter_source(f), properties().arch, interpreter_description(f)),
+  return l.load(l.compiling.valid()
+                    ? l.compiling.get()
+                    : cached_compile(interpreter_source(f), properties().arch, interpreter_description(f)),
                 f);
 }
 
@@ -118,11 +121,11 @@ void launch_interpreter(encoding& e, void* const* outputs, const void* const* in
   std::uint64_t tile_bytes = 0;
   for (unsigned k = 0; k < e.input_count; ++k) tile_bytes += tile * p.input_size[k];
   const std::uint64_t wave = 4 * static_cast<std::uint64_t>(properties().multiprocessors);
-  p.prefetch_distance = static_cast<std::uint32_t>(std::min(wave, (std::uint64_t{16} << 20) / std::max<std::uint64_t>(tile_bytes, 1)));
+  p.prefetch_distance =
+      static_cast<std::uint32_t>(std::min(wave, (std::uint64_t{16} << 20) / std::max<std::uint64_t>(tile_bytes, 1)));
   const CUfunction function = interpreter_function(f);
   void* params[] = {&p};
-  launch_kernel(function, (n + tile - 1) / tile, interpreter_threads, params, 1,
-                register_bytes(f) * e.registers);
+  launch_kernel(function, (n + tile - 1) / tile, interpreter_threads, params, 1, register_bytes(f) * e.registers);
   counters& c = stats_counters();
   c.launches.fetch_add(1, std::memory_order_relaxed);
   c.interpreted.fetch_add(1, std::memory_order_relaxed);
@@ -136,4 +139,3 @@ void set_jit_policy(jit_policy policy) { detail::policy_in_force().store(policy,
 jit_policy get_jit_policy() { return detail::current_jit_policy(); }
 
 }  // namespace jet
-

@@ -88,17 +88,18 @@ struct program {
   std::uint64_t n;
   const void* inputs[interpreter_inputs];
   void* outputs[interpreter_outputs];
-  std::uint64_t scalars[interpreter_scalars];  // each scalar's value in the compute type, its bytes
-  std::uint32_t count;              // instructions
-  std::uint32_t aligned;            // every operand is aligned for the vector loads
-  std::uint32_t prefetch_distance;  // in tiles
+  std::uint64_t scalars[interpreter_scalars];   // each scalar's value in the compute type, its bytes
+  std::uint32_t count;                          // instructions
+  std::uint32_t aligned;                        // every operand is aligned for the vector loads
+  std::uint32_t prefetch_distance;              // in tiles
   std::uint8_t input_size[interpreter_inputs];  // bytes of an element of each input; 0 past the last
   instruction code[interpreter_code];
 };
 static_assert(sizeof(program) <= 4096, "jet: the interpreter's program must fit the 4 KiB of kernel parameters");
 // The device's jet_program has these members in this order: natural alignment, no padding.
 static_assert(offsetof(program, scalars) == 8 + 8 * (interpreter_inputs + interpreter_outputs) &&
-              offsetof(program, code) == offsetof(program, scalars) + 8 * interpreter_scalars + 12 + interpreter_inputs);
+              offsetof(program, code) ==
+                  offsetof(program, scalars) + 8 * interpreter_scalars + 12 + interpreter_inputs);
 
 inline constexpr const char* interpreter_kernel_name = "jet_interpret";
 

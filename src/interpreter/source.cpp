@@ -33,20 +33,23 @@ namespace {
 
 // The kernel's opening: its family, the op functions and jet_opaque.
 void interpreter_declarations(source_writer& w, const interpreter_family& f) {
-  const std::string value = value_type(f.compute), stored = join(dtype_count, [&](unsigned t) {
-    return interpreter_stores(f, dtype(t)) ? std::string(name(dtype(t))) + " " : std::string();
-  });
+  const std::string value = value_type(f.compute),
+                    stored = join(dtype_count, [&](unsigned t) {
+                      return interpreter_stores(f, dtype(t)) ? std::string(name(dtype(t))) + " " : std::string();
+                    });
   w.line("// jet interpreter, family ", f.name, ": computes in ", value, "; operands in ", stored);
   w.line("template <class T, unsigned N> struct alignas(sizeof(T) * N) jet_vector { T v[N]; };");
   for (const float16_format& h : float16_formats)
     if (compute_type(h.type) == f.compute) w.raw(conversion_functions(h));
   w.raw(op_helpers);
   for (std::size_t op = 0; op < std::size(spellings); ++op)
-    if (interpretable_op(op_id(op), f) && op != static_cast<std::size_t>(op_id::cast)) w.raw(op_function(spellings[op]));
+    if (interpretable_op(op_id(op), f) && op != static_cast<std::size_t>(op_id::cast))
+      w.raw(op_function(spellings[op]));
   w.line("typedef ", value, " jet_value;");
-  const std::string_view constraint = f.compute == dtype::float32 ? "f" : f.compute == dtype::float64 ? "d"
-                                      : size_of(f.compute) == 4   ? "r"
-                                                                  : "l";
+  const std::string_view constraint = f.compute == dtype::float32   ? "f"
+                                      : f.compute == dtype::float64 ? "d"
+                                      : size_of(f.compute) == 4     ? "r"
+                                                                    : "l";
   w.open("__device__ __forceinline__ jet_value jet_opaque(jet_value v) {");
   w.line("asm volatile(\"\" : \"+", constraint, "\"(v));");
   w.line("return v;");
@@ -55,10 +58,11 @@ void interpreter_declarations(source_writer& w, const interpreter_family& f) {
 
 // The kernel's constants, and the program as it reaches the kernel.
 void program_declarations(source_writer& w, const interpreter_family& f) {
-  w.line("constexpr unsigned threads = ", interpreter_threads, ", elements = ", interpreter_elements(f), ", group = ", f.group,
-         ", tile = threads * elements;");
+  w.line("constexpr unsigned threads = ", interpreter_threads, ", elements = ", interpreter_elements(f),
+         ", group = ", f.group, ", tile = threads * elements;");
   w.line("constexpr unsigned inputs = ", interpreter_inputs, ";");
-  w.line("constexpr unsigned char scalar_operand = ", interpreter_scalar_operand, ", no_operand = ", interpreter_no_operand, ";");
+  w.line("constexpr unsigned char scalar_operand = ", interpreter_scalar_operand,
+         ", no_operand = ", interpreter_no_operand, ";");
   w.line("struct jet_instruction { unsigned char op, dst, a, b, c, type; };");
   w.open("struct jet_program {");
   w.line("unsigned long long n;");
@@ -92,7 +96,8 @@ void storage_types(source_writer& w, const interpreter_family& f) {
 }
 
 // Loads, stores and registers, the same for every family but for the constants above them.
-constexpr std::string_view interpreter_helpers = R"cuda(// A thread's element j of a tile starting at `base`: on a full tile of aligned operands, vector
+constexpr std::string_view interpreter_helpers =
+    R"cuda(// A thread's element j of a tile starting at `base`: on a full tile of aligned operands, vector
 // j / group of the thread, where the block's threads read consecutive vectors (group elements of
 // the compute type: 16 bytes, less for a narrower stored type); otherwise base + j * threads +
 // threadIdx.x, one element at a time, masked by n. Every operand of a tile maps alike.
@@ -254,7 +259,8 @@ void op_cases(source_writer& w, const interpreter_family& f, std::size_t op) {
   static constexpr std::string_view operand_names[] = {"jet_opaque(acc[j])", "b[j]", "c[j]"};
   for (int scalar_second = 0; scalar_second <= (s.arity == 2); ++scalar_second) {
     std::string call = "jet_" + std::string(s.tag) + "(";
-    for (int k = 0; k < s.arity; ++k) call += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]);
+    for (int k = 0; k < s.arity; ++k)
+      call += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]);
     w.open("case ", static_cast<unsigned>(op + scalar_second * scalar_second_op), ": {");
     if (scalar_second) w.line("const jet_value s = jet_scalar(p, in.b);");
     if (s.arity >= 2 && !scalar_second) w.line("jet_operand(b, p, in.b);");
@@ -270,7 +276,8 @@ void op_cases(source_writer& w, const interpreter_family& f, std::size_t op) {
 void run_function(source_writer& w, const interpreter_family& f) {
   w.line("// Runs the program over one tile. Every thread of the grid runs the same instructions, so each");
   w.line("// switch below branches alike across a warp.");
-  w.open("template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {");
+  w.open(
+      "template <bool full> __device__ __forceinline__ void jet_run(const jet_program& p, unsigned long long base) {");
   w.line("jet_value acc[elements];");
   w.line("#pragma unroll 1");
   w.open("for (unsigned pc = 0; pc < p.count; ++pc) {");
@@ -292,7 +299,8 @@ void run_function(source_writer& w, const interpreter_family& f) {
   w.line();
 }
 
-constexpr std::string_view interpreter_prefetch = R"cuda(// Asks L2 for the inputs of the tile at `later` (whole tiles only), which a block launched later
+constexpr std::string_view interpreter_prefetch =
+    R"cuda(// Asks L2 for the inputs of the tile at `later` (whole tiles only), which a block launched later
 // loads: 128-byte lines, one a lane; warp w takes inputs w, w + 4, ... A tile's input is at most
 // 4 KiB (tile elements of the compute type), 32 lines.
 __device__ __forceinline__ void jet_prefetch(const jet_program& p, unsigned long long later) {

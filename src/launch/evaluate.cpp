@@ -32,8 +32,9 @@
 namespace jet::detail {
 namespace {
 
-unsigned max_reduction_blocks() { return static_cast<unsigned>(properties().multiprocessors) * reduction_blocks_per_sm; }
-
+unsigned max_reduction_blocks() {
+  return static_cast<unsigned>(properties().multiprocessors) * reduction_blocks_per_sm;
+}
 
 // Why the interpreter cannot run this evaluation as planned (empty when it can): it reads
 // operands one way only, contiguous (a strided or broadcast operand compiles instead).
@@ -170,7 +171,6 @@ void reduce(const evaluation& e, std::optional<int> axis) {
   }
   launch(f, r.blocks, reduction_threads, a);
 }
-
 
 void evaluate(const evaluation& e) {
   const jet::shape s = index_space(e);

@@ -49,8 +49,7 @@ namespace {
 // Strides of a layout over the output's rank: missing leading and size-1 dimensions repeat.
 void align_strides(const layout& l, const jet::shape& s, std::int64_t* strides) {
   const int shift = s.rank() - l.extents.rank();
-  for (int d = 0; d < s.rank(); ++d)
-    strides[d] = d < shift || l.extents[d - shift] == 1 ? 0 : l.strides[d - shift];
+  for (int d = 0; d < s.rank(); ++d) strides[d] = d < shift || l.extents[d - shift] == 1 ? 0 : l.strides[d - shift];
 }
 
 // The byte range an operand touches, for overlap tests.
@@ -121,8 +120,10 @@ int tile_dimension(plan& p, const kernel_desc& d, int rank) {
 // Moves dimension `from` of the index space to `to`, in the extents and every operand's strides.
 void move_dimension(plan& p, const kernel_desc& d, int from, int to) {
   auto move = [&](std::int64_t* a) {
-    if (from < to) std::rotate(a + from, a + from + 1, a + to + 1);
-    else std::rotate(a + to, a + from, a + from + 1);
+    if (from < to)
+      std::rotate(a + from, a + from + 1, a + to + 1);
+    else
+      std::rotate(a + to, a + from, a + from + 1);
   };
   move(p.extents);
   for_each_operand(p, d, [&](const operand_view& o) { move(o.strides); });
@@ -158,7 +159,6 @@ bool rows_aligned_for(unsigned vec, const void* data, const std::int64_t* stride
     if (strides[dim] % vec != 0) return false;
   return true;
 }
-
 
 }  // namespace
 
@@ -212,7 +212,8 @@ int merge_dimensions(plan& p, const kernel_desc& d, const jet::shape& s, const s
                      const strides_per_operand* out_strides) {
   const int rank = s.rank();
   auto strides_of = [&](unsigned operand) -> const std::int64_t* {
-    return operand < p.distinct_count ? slot_strides[p.distinct_slot[operand]] : out_strides[operand - p.distinct_count];
+    return operand < p.distinct_count ? slot_strides[p.distinct_slot[operand]]
+                                      : out_strides[operand - p.distinct_count];
   };
   const unsigned operands = p.distinct_count + d.out_count;
   int merged = 0;  // dimensions of the index space, innermost first while building
@@ -257,7 +258,8 @@ void choose_accesses(const evaluation& e, plan& p, int merged) {
   unsigned vec = max_vector_width(d);
   if (merged > 1 && !p.variant.rows && inner % vec) vec = 1;  // a vector must not cross a row
   auto allow = [&](access a, const void* ptr, const std::int64_t* st, int size) {
-    if (a == access::gather || ((a == access::linear || a == access::unit) && !rows_aligned_for(vec, ptr, st, merged, size)))
+    if (a == access::gather ||
+        ((a == access::linear || a == access::unit) && !rows_aligned_for(vec, ptr, st, merged, size)))
       vec = 1;
   };
   for (unsigned k = 0; k < p.distinct_count; ++k) {
@@ -285,7 +287,6 @@ void choose_accesses(const evaluation& e, plan& p, int merged) {
   }
   p.variant.vec = static_cast<std::uint8_t>(vec);
   p.variant.index32 = p.n < (std::size_t{1} << 32);
-
 }
 
 // Outputs against inputs (and each other): the very same elements are safe in place, since each
@@ -305,8 +306,10 @@ void check_overlaps(const evaluation& e, plan& p, int merged) {
       const int in_size = size_of(d.input_types[slot]);
       const bool same_elements = p.distinct[j] == e.outputs[k] && in_size == out_size &&
                                  std::equal(p.input_strides[j], p.input_strides[j] + merged, p.output_strides[k]);
-      if (same_elements) p.variant.out_aliases_input = true;
-      else if (overlaps(out, range_of(p.distinct[j], e.input_layouts[slot], in_size))) p.output_needs_temporary[k] = true;
+      if (same_elements)
+        p.variant.out_aliases_input = true;
+      else if (overlaps(out, range_of(p.distinct[j], e.input_layouts[slot], in_size)))
+        p.output_needs_temporary[k] = true;
     }
   }
 }
@@ -320,8 +323,10 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   const bool linear = all_contiguous(e, output_shape);
   const jet::shape s = linear ? jet::shape::of_size(p.n) : output_shape;
   auto strides_over_s = [&](const layout& l, std::int64_t* strides) {
-    if (linear) strides[0] = 1;
-    else align_strides(l, s, strides);
+    if (linear)
+      strides[0] = 1;
+    else
+      align_strides(l, s, strides);
   };
   // Every operand's strides over the output's dimensions.
   std::int64_t slot_strides[max_inputs][max_rank];
@@ -435,7 +440,8 @@ reduction_plan plan_reduction(const evaluation& e, std::optional<int> axis, unsi
     r.p = make_plan({d, e.slot, no_output, &stand_in, e.inputs, e.input_layouts, e.scalars}, s);
     r.p.variant.axis = reduce_axis::all;
     const std::size_t tile = std::size_t{reduction_threads} * reduction_ilp * r.p.variant.vec;
-    r.blocks = std::clamp<std::size_t>((r.p.n + tile - 1) / tile, 1, std::size_t{multiprocessors} * reduction_blocks_per_sm);
+    r.blocks =
+        std::clamp<std::size_t>((r.p.n + tile - 1) / tile, 1, std::size_t{multiprocessors} * reduction_blocks_per_sm);
     return r;
   }
   const int dim = dimension_of(d, s, *axis);  // more than one result: along an axis
@@ -451,10 +457,10 @@ reduction_plan plan_reduction(const evaluation& e, std::optional<int> axis, unsi
     const unsigned rows_per_block = reduction_threads / r.lanes;
     r.blocks = (results + rows_per_block - 1) / rows_per_block;
   }
-  if (r.blocks > 0x7fffffff) throw invalid_argument("jet: " + describe(d) + ": too many results (" + std::to_string(results) + ")");
+  if (r.blocks > 0x7fffffff)
+    throw invalid_argument("jet: " + describe(d) + ": too many results (" + std::to_string(results) + ")");
   return r;
 }
-
 
 jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::optional<int> axis) {
   const jet::shape s = broadcast_shape(desc, inputs);

@@ -4,6 +4,7 @@
 
 int main() {
   jet::view<float> x(nullptr, 0);
-  const jet::array<float> a = x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x;
+  const jet::array<float> a = x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x + x +
+                              x + x + x + x + x + x + x + x + x + x + x;
   return static_cast<int>(a.size());
 }

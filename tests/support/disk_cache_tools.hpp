@@ -61,9 +61,13 @@ inline listing list_directory(const fs::path& directory) {
   return l;
 }
 
-template <class E> jet::detail::cache_key key_of(const E& e) { return jet::detail::cache_key_for(jet::source(e), hopper.value); }
+template <class E> jet::detail::cache_key key_of(const E& e) {
+  return jet::detail::cache_key_for(jet::source(e), hopper.value);
+}
 
-template <class E> fs::path entry_path_of(const E& e) { return jet::detail::active_disk_cache()->entry_path(key_of(e)); }
+template <class E> fs::path entry_path_of(const E& e) {
+  return jet::detail::active_disk_cache()->entry_path(key_of(e));
+}
 
 struct counts {
   std::uint64_t compiles, disk_hits, disk_writes;
@@ -87,8 +91,8 @@ template <class E> void compile_fresh(const E& e) {
 
 // The cache filler started on `directory` for its first `count` expressions from `first` on, with
 // `environment` added to this process's and its stderr in `stderr_file`, if one is named.
-inline pid_t start_filler(const fs::path& directory, int count, int first, const std::vector<std::string>& environment = {},
-                   const fs::path& stderr_file = {}) {
+inline pid_t start_filler(const fs::path& directory, int count, int first,
+                          const std::vector<std::string>& environment = {}, const fs::path& stderr_file = {}) {
   std::vector<std::string> env(environment);  // first: getenv finds these before this process's own
   for (char** v = environ; *v; ++v) env.emplace_back(*v);
   std::vector<char*> envp;
@@ -99,7 +103,8 @@ inline pid_t start_filler(const fs::path& directory, int count, int first, const
   char* argv[] = {program.data(), dir.data(), n.data(), from.data(), nullptr};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (!stderr_file.empty()) posix_spawn_file_actions_addopen(&actions, 2, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (!stderr_file.empty())
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   pid_t pid = -1;
   const int failed = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, envp.data());
   posix_spawn_file_actions_destroy(&actions);

@@ -34,10 +34,14 @@ constexpr ranges unsigned_ranges{{0, 100}, {1, 50}, {1, 20}, {1, 5}, {0, 3}, {0,
 constexpr ranges bool_ranges{{0, 1}, {1, 1}, {1, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 0}, {1, 1}};
 
 template <class T> constexpr const ranges& ranges_for() {
-  if constexpr (std::is_same_v<T, bool>) return bool_ranges;
-  else if constexpr (std::is_unsigned_v<T>) return unsigned_ranges;
-  else if constexpr (std::is_integral_v<T>) return signed_ranges;
-  else return floating_ranges;
+  if constexpr (std::is_same_v<T, bool>)
+    return bool_ranges;
+  else if constexpr (std::is_unsigned_v<T>)
+    return unsigned_ranges;
+  else if constexpr (std::is_integral_v<T>)
+    return signed_ranges;
+  else
+    return floating_ranges;
 }
 
 // The operands' ranges of each kind of test values of the op table (ops.def).
@@ -54,7 +58,8 @@ inline operand_ranges clamp_values(const ranges& r) { return {r.any, r.clamp_low
 template <class T> operand_ranges ranges_for(jet::detail::op_id op) {
   switch (op) {
 #define JET_OP1(tag, fn, rule, domain, values, ...) \
-  case jet::detail::op_id::tag: return values##_values(ranges_for<T>());
+  case jet::detail::op_id::tag:                     \
+    return values##_values(ranges_for<T>());
 #define JET_OP2 JET_OP1
 #define JET_OP3 JET_OP1
 #include <jet/ops.def>

@@ -52,7 +52,8 @@ std::size_t check_against_reference(const E& e, std::size_t n, const host_inputs
       [&](std::size_t i) {
         const long double ref = reference(e, i, h, &s);
         if (!close(got[i], ref, rtol<R>(), atol) && mismatches++ < 5)
-          std::printf("  element %zu of %zu: got %.17Lg, reference %.17Lg\n", i, n, static_cast<long double>(got[i]), ref);
+          std::printf("  element %zu of %zu: got %.17Lg, reference %.17Lg\n", i, n, static_cast<long double>(got[i]),
+                      ref);
       },
       65536);
   return mismatches;
@@ -73,8 +74,8 @@ template <class T> jet::array<T> poisoned_array(const jet::shape& s) {
 
 // Evaluates out = e, where out views part of `backing` (poisoned), then checks every element of
 // out against the host reference and every other element of backing still poisoned.
-template <class T, class E>
-std::size_t check_into_view(const jet::array<T>& backing, jet::view<T> out, const E& e, const host_inputs& h, double atol) {
+template <class T, class E> std::size_t check_into_view(const jet::array<T>& backing, jet::view<T> out, const E& e,
+                                                        const host_inputs& h, double atol) {
   const jet::shape s = out.shape();
   out = e;
   const std::vector<T> got = backing.to_host();

@@ -56,8 +56,10 @@ inline double ulp(dtype t, long double v) {
   };
   static const auto table = per_dtype([](auto x) {
     using L = std::numeric_limits<decltype(x)>;
-    if constexpr (std::is_integral_v<decltype(x)>) return spacing{0, 0};
-    else return spacing{static_cast<double>(static_cast<float>(L::epsilon())), static_cast<double>(L::min())};
+    if constexpr (std::is_integral_v<decltype(x)>)
+      return spacing{0, 0};
+    else
+      return spacing{static_cast<double>(static_cast<float>(L::epsilon())), static_cast<double>(L::min())};
   });
   const spacing& s = table[static_cast<std::size_t>(t)];
   return std::max<double>(std::fabs(static_cast<double>(v)) * s.epsilon, s.smallest_normal);
@@ -65,7 +67,8 @@ inline double ulp(dtype t, long double v) {
 
 /// The largest and the lowest finite value of dtype t.
 inline long double largest(dtype t) {
-  static const auto table = per_dtype([](auto x) { return static_cast<long double>(std::numeric_limits<decltype(x)>::max()); });
+  static const auto table =
+      per_dtype([](auto x) { return static_cast<long double>(std::numeric_limits<decltype(x)>::max()); });
   return table[static_cast<std::size_t>(t)];
 }
 inline long double smallest(dtype t) {
@@ -93,7 +96,8 @@ inline long double as_dtype(dtype from, dtype to, long double v, precision p = p
   if (is_floating(from))
     return detail::visit_dtype(to, [&](auto x) { return static_cast<long double>(host::convert<decltype(x)>(v)); });
   // An integer of at most 64 bits, signed or not: its two's complement bits, converted back.
-  const std::uint64_t bits = v < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) : static_cast<std::uint64_t>(v);
+  const std::uint64_t bits =
+      v < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) : static_cast<std::uint64_t>(v);
   return detail::visit_dtype(to, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(bits)); });
 }
 
@@ -108,10 +112,14 @@ inline dtype computed_as(dtype t, precision p) {
 template <class Op, class T> long double reference_in(const detail::node& n, const long double* a, precision p) {
   auto operand = [&](int k) { return static_cast<T>(a[k]); };
   auto result = [&]() {
-    if constexpr (Op::rule == detail::rule::select) return Op::reference(a[0] != 0, operand(1), operand(2));
-    else if constexpr (Op::arity == 1) return Op::reference(operand(0));
-    else if constexpr (Op::arity == 2) return Op::reference(operand(0), operand(1));
-    else return Op::reference(operand(0), operand(1), operand(2));
+    if constexpr (Op::rule == detail::rule::select)
+      return Op::reference(a[0] != 0, operand(1), operand(2));
+    else if constexpr (Op::arity == 1)
+      return Op::reference(operand(0));
+    else if constexpr (Op::arity == 2)
+      return Op::reference(operand(0), operand(1));
+    else
+      return Op::reference(operand(0), operand(1), operand(2));
   }();
   return as_dtype(dtype_of<decltype(result)>(), n.type, result, p);
 }
@@ -122,16 +130,20 @@ template <class Op> long double reference_of(const detail::node& n, const long d
   // Operands share one dtype but for select's condition, which is bool.
   return detail::visit_compute_type(computed_as(n.arg_type[Op::arity - 1], p), [&](auto type) -> long double {
     using T = decltype(type);
-    if constexpr (detail::accepts(Op::domain, dtype_of<T>())) return reference_in<Op, T>(n, a, p);
-    else throw std::logic_error(std::string(Op::name) + " on " + std::string(name(dtype_of<T>())) + ": outside its domain");
+    if constexpr (detail::accepts(Op::domain, dtype_of<T>()))
+      return reference_in<Op, T>(n, a, p);
+    else
+      throw std::logic_error(std::string(Op::name) + " on " + std::string(name(dtype_of<T>())) +
+                             ": outside its domain");
   });
 }
 
 /// Node n's op on operand values a, by the op table's host reference.
 inline long double apply_reference(const detail::node& n, const long double* a, precision p = precision::float64) {
   switch (n.op) {
-#define JET_OP1(tag, ...) \
-  case detail::op_id::tag: return reference_of<ops::tag>(n, a, p);
+#define JET_OP1(tag, ...)  \
+  case detail::op_id::tag: \
+    return reference_of<ops::tag>(n, a, p);
 #define JET_OP2 JET_OP1
 #define JET_OP3 JET_OP1
 #include <jet/ops.def>
@@ -161,8 +173,10 @@ inline double rounded(dtype t, long double value, double radius, double ulps) {
 /// A value of dtype `from` converted to dtype `to`, as a node's operand or as the output.
 inline bounded convert(bounded v, dtype from, dtype to) {
   if (from == to) return v;
-  const long double value = as_dtype(from, to, v.value), plausible = as_dtype(from, to, v.rounded, precision::own_dtypes);
-  const bool exact = as_dtype(from, to, v.value, precision::own_dtypes) == v.value;  // bool, small integers, float32 to float64
+  const long double value = as_dtype(from, to, v.value),
+                    plausible = as_dtype(from, to, v.rounded, precision::own_dtypes);
+  const bool exact =
+      as_dtype(from, to, v.value, precision::own_dtypes) == v.value;  // bool, small integers, float32 to float64
   if (is_floating(to)) return {value, rounded(to, value, v.radius, exact ? 0 : 1), plausible};
   if (v.radius == 0) return {value, 0, plausible};
   if (!v.determined()) return {value, unknown, plausible};
@@ -223,11 +237,16 @@ inline double corner_deviation(const detail::node& n, const bounded* operands, l
   for (int k = 0; k < n.arity; ++k) {
     const bounded& o = operands[k];
     const dtype t = n.arg_type[k];
-    if (o.radius == 0) candidates[k] = {o.value};
-    else if (!o.determined()) candidates[k] = probes(t);
-    else if (is_floating(t) && std::fabs(o.value) <= o.radius) candidates[k] = {o.value - o.radius, -0.0L, 0.0L, o.value + o.radius};
-    else if (is_floating(t)) candidates[k] = {o.value - o.radius, o.value + o.radius};
-    else candidates[k] = {smallest(t), largest(t)};
+    if (o.radius == 0)
+      candidates[k] = {o.value};
+    else if (!o.determined())
+      candidates[k] = probes(t);
+    else if (is_floating(t) && std::fabs(o.value) <= o.radius)
+      candidates[k] = {o.value - o.radius, -0.0L, 0.0L, o.value + o.radius};
+    else if (is_floating(t))
+      candidates[k] = {o.value - o.radius, o.value + o.radius};
+    else
+      candidates[k] = {smallest(t), largest(t)};
   }
   double deviation = 0;
   std::size_t index[3] = {0, 0, 0};
@@ -255,8 +274,9 @@ inline bounded apply_bounded(const detail::node& n, const bounded* operands) {
   const long double value = apply_reference(n, centers);
   const long double plausible = apply_reference(n, rounded_centers, precision::own_dtypes);
   const bool sampled = n.arity == 1 && is_floating(n.arg_type[0]) && operands[0].radius > 0;
-  const double deviation = std::max(sampled ? unary_deviation(n, operands[0], value) : corner_deviation(n, operands, value),
-                                    distance(apply_reference(n, rounded_centers), value));
+  const double deviation =
+      std::max(sampled ? unary_deviation(n, operands[0], value) : corner_deviation(n, operands, value),
+               distance(apply_reference(n, rounded_centers), value));
   if (!is_floating(n.type)) return {value, deviation == 0 ? 0 : unknown, plausible};
   if (deviation > std::fabs(value) / 16) return {value, unknown, plausible};
   return {value, rounded(n.type, value, deviation, rounding_ulps(n.type)), plausible};
@@ -281,9 +301,8 @@ void evaluate_nodes(const detail::kernel_desc& d, std::vector<Value>& values, Le
 
 /// The description's output k at one element, with its bound: input(slot) is the slot's value
 /// there (exact), scalars the scalar arguments'.
-template <class Input>
-bounded evaluate_element(const detail::kernel_desc& d, unsigned k, Input&& input, const long double* scalars,
-                         std::vector<bounded>& values) {
+template <class Input> bounded evaluate_element(const detail::kernel_desc& d, unsigned k, Input&& input,
+                                                const long double* scalars, std::vector<bounded>& values) {
   auto leaf = [&](const detail::node& n) {
     const long double v = n.op == detail::op_id::input ? input(n.arg[0]) : scalars[n.arg[0]];
     return bounded{v, 0, v};
@@ -298,9 +317,9 @@ bounded evaluate_element(const detail::kernel_desc& d, unsigned k, Input&& input
 
 /// The same element computed as the GPU computes it, each node in its own dtype, with the host's
 /// math: what the bound must cover.
-template <class Input>
-long double evaluate_element_in_own_dtypes(const detail::kernel_desc& d, unsigned k, Input&& input,
-                                           const long double* scalars, std::vector<long double>& values) {
+template <class Input> long double evaluate_element_in_own_dtypes(const detail::kernel_desc& d, unsigned k,
+                                                                  Input&& input, const long double* scalars,
+                                                                  std::vector<long double>& values) {
   auto leaf = [&](const detail::node& n) { return n.op == detail::op_id::input ? input(n.arg[0]) : scalars[n.arg[0]]; };
   evaluate_nodes(d, values, leaf, [&](const detail::node& n, long double* operands) {
     for (int a = 0; a < n.arity; ++a)

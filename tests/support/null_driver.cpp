@@ -32,11 +32,26 @@ extern "C" {
 
 #define OK return CUDA_SUCCESS
 CUresult cuInit(unsigned flags) { OK; }
-CUresult cuGetErrorName(CUresult e, const char** s) { *s = "CUDA_ERROR_NULL_DRIVER"; OK; }
-CUresult cuGetErrorString(CUresult e, const char** s) { *s = "the null driver's error"; OK; }
-CUresult cuDeviceGetCount(int* count) { *count = 1; OK; }
-CUresult cuDeviceGet(CUdevice* d, int ordinal) { *d = 0; OK; }
-CUresult cuDeviceGetName(char* name, int length, CUdevice d) { std::strncpy(name, "null device", length); OK; }
+CUresult cuGetErrorName(CUresult e, const char** s) {
+  *s = "CUDA_ERROR_NULL_DRIVER";
+  OK;
+}
+CUresult cuGetErrorString(CUresult e, const char** s) {
+  *s = "the null driver's error";
+  OK;
+}
+CUresult cuDeviceGetCount(int* count) {
+  *count = 1;
+  OK;
+}
+CUresult cuDeviceGet(CUdevice* d, int ordinal) {
+  *d = 0;
+  OK;
+}
+CUresult cuDeviceGetName(char* name, int length, CUdevice d) {
+  std::strncpy(name, "null device", length);
+  OK;
+}
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice d) {
   switch (a) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
@@ -46,11 +61,20 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice d) {
   }
   OK;
 }
-CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) { *c = reinterpret_cast<CUcontext>(&context); OK; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
+  *c = reinterpret_cast<CUcontext>(&context);
+  OK;
+}
 CUresult cuCtxSetCurrent(CUcontext c) { OK; }
 CUresult cuCtxSynchronize(void) { OK; }
-CUresult cuModuleLoadData(CUmodule* m, const void* image) { *m = reinterpret_cast<CUmodule>(&module); OK; }
-CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) { *f = reinterpret_cast<CUfunction>(&function); OK; }
+CUresult cuModuleLoadData(CUmodule* m, const void* image) {
+  *m = reinterpret_cast<CUmodule>(&module);
+  OK;
+}
+CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
+  *f = reinterpret_cast<CUfunction>(&function);
+  OK;
+}
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int value) { OK; }
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream s, void** params, void** extra) {
@@ -75,13 +99,28 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
   munmap(mapped, *reinterpret_cast<size_t*>(mapped) + sizeof(size_t));
   OK;
 }
-CUresult cuEventCreate(CUevent* e, unsigned flags) { *e = reinterpret_cast<CUevent>(new char); OK; }
+CUresult cuEventCreate(CUevent* e, unsigned flags) {
+  *e = reinterpret_cast<CUevent>(new char);
+  OK;
+}
 CUresult cuEventRecord(CUevent e, CUstream s) { OK; }
 CUresult cuEventSynchronize(CUevent e) { OK; }
-CUresult cuEventElapsedTime_v2(float* ms, CUevent start, CUevent stop) { *ms = 0; OK; }
-CUresult cuEventDestroy_v2(CUevent e) { delete reinterpret_cast<char*>(e); OK; }
-CUresult cuStreamCreate(CUstream* s, unsigned flags) { *s = reinterpret_cast<CUstream>(new null_stream); OK; }
-CUresult cuStreamDestroy_v2(CUstream s) { delete as_null(s); OK; }
+CUresult cuEventElapsedTime_v2(float* ms, CUevent start, CUevent stop) {
+  *ms = 0;
+  OK;
+}
+CUresult cuEventDestroy_v2(CUevent e) {
+  delete reinterpret_cast<char*>(e);
+  OK;
+}
+CUresult cuStreamCreate(CUstream* s, unsigned flags) {
+  *s = reinterpret_cast<CUstream>(new null_stream);
+  OK;
+}
+CUresult cuStreamDestroy_v2(CUstream s) {
+  delete as_null(s);
+  OK;
+}
 CUresult cuStreamSynchronize(CUstream s) { OK; }
 CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) { OK; }
 CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
@@ -99,19 +138,34 @@ CUresult cuStreamEndCapture(CUstream s, CUgraph* g) {
   *g = reinterpret_cast<CUgraph>(&graph);
   OK;
 }
-CUresult cuGraphInstantiateWithFlags(CUgraphExec* e, CUgraph g, unsigned long long flags) { *e = reinterpret_cast<CUgraphExec>(&graph_exec); OK; }
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* e, CUgraph g, unsigned long long flags) {
+  *e = reinterpret_cast<CUgraphExec>(&graph_exec);
+  OK;
+}
 CUresult cuGraphLaunch(CUgraphExec e, CUstream s) { OK; }
 CUresult cuGraphExecDestroy(CUgraphExec e) { OK; }
 CUresult cuGraphDestroy(CUgraph g) { OK; }
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t bytes, CUstream st) { std::memcpy(reinterpret_cast<void*>(d), s, bytes); OK; }
-CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t bytes, CUstream st) { std::memcpy(d, reinterpret_cast<void*>(s), bytes); OK; }
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t bytes, CUstream st) { std::memmove(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), bytes); OK; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t bytes, CUstream st) {
+  std::memcpy(reinterpret_cast<void*>(d), s, bytes);
+  OK;
+}
+CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t bytes, CUstream st) {
+  std::memcpy(d, reinterpret_cast<void*>(s), bytes);
+  OK;
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t bytes, CUstream st) {
+  std::memmove(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), bytes);
+  OK;
+}
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned value, size_t count, CUstream s) {
   for (size_t i = 0; i < count; ++i) reinterpret_cast<unsigned*>(d)[i] = value;
   OK;
 }
 CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) { OK; }
-CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* p, CUdevice d) { *p = reinterpret_cast<CUmemoryPool>(&pool); OK; }
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* p, CUdevice d) {
+  *p = reinterpret_cast<CUmemoryPool>(&pool);
+  OK;
+}
 CUresult cuMemPoolSetAttribute(CUmemoryPool p, CUmemPool_attribute a, void* value) { OK; }
 CUresult cuMemPoolTrimTo(CUmemoryPool p, size_t keep) { OK; }
 // Pool memory is freed at once: nothing runs on the streams, so nothing can still use it.

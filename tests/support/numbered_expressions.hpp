@@ -32,9 +32,8 @@ template <std::size_t I, class X, class Y> auto numbered_expression(const X& x, 
 
 /// f(I, numbered_expression<I>(x, y)) for each I below N, in order.
 template <std::size_t N, class X, class Y, class F> void for_each_numbered_expression(const X& x, const Y& y, F&& f) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (f(I, numbered_expression<I>(x, y)), ...);
-  }(std::make_index_sequence<N>{});
+  [&]<std::size_t... I>(std::index_sequence<I...>) { (f(I, numbered_expression<I>(x, y)), ...); }
+  (std::make_index_sequence<N>{});
 }
 
 using compile_call = std::function<jet::compiled_kernel()>;
@@ -42,9 +41,8 @@ using compile_call = std::function<jet::compiled_kernel()>;
 /// jet::compile for sm_90 of each of the first N numbered expressions, as calls to make in any order.
 template <std::size_t N, class X, class Y> std::vector<compile_call> numbered_compiles(const X& x, const Y& y) {
   std::vector<compile_call> calls;
-  for_each_numbered_expression<N>(x, y, [&](std::size_t, const auto& e) {
-    calls.push_back([e] { return jet::compile(e, hopper); });
-  });
+  for_each_numbered_expression<N>(
+      x, y, [&](std::size_t, const auto& e) { calls.push_back([e] { return jet::compile(e, hopper); }); });
   return calls;
 }
 

@@ -26,7 +26,8 @@ inline nvrtc_output nvrtc_compile(const std::string& source, const std::vector<s
   options.insert(options.end(), extra.begin(), extra.end());
   std::vector<const char*> pointers;
   for (const std::string& o : options) pointers.push_back(o.c_str());
-  nvrtc_output out{nvrtcCompileProgram(program, static_cast<int>(pointers.size()), pointers.data()) == NVRTC_SUCCESS, "", ""};
+  nvrtc_output out{nvrtcCompileProgram(program, static_cast<int>(pointers.size()), pointers.data()) == NVRTC_SUCCESS,
+                   "", ""};
   std::size_t size = 0;
   nvrtcGetProgramLogSize(program, &size);
   out.log.resize(size);

@@ -25,9 +25,12 @@ template <class T, class F> void for_each_op_on(F&& f) {
 template <class Op, class A> auto apply_op(const A& a, const A& b, const A& c) {
   if constexpr (Op::rule == jet::detail::rule::target)
     return jet::detail::make_apply<jet::ops::converting<Op, std::int64_t>>(a);
-  else if constexpr (Op::arity == 1) return jet::detail::make_apply<Op>(a);
-  else if constexpr (Op::arity == 2) return jet::detail::make_apply<Op>(a, b);
-  else return jet::detail::make_apply<Op>(a, b, c);
+  else if constexpr (Op::arity == 1)
+    return jet::detail::make_apply<Op>(a);
+  else if constexpr (Op::arity == 2)
+    return jet::detail::make_apply<Op>(a, b);
+  else
+    return jet::detail::make_apply<Op>(a, b, c);
 }
 
 /// The description of the kernel that stores e into an array of Out (by default, of e's dtype).

@@ -19,16 +19,17 @@ template <class Out, class E> jet::detail::variant_key planned_variant_of(const 
 /// How reduce() would launch reduction R of e along `axis` (or all_axes) on a device of
 /// `multiprocessors` SMs (an H200 has 132).
 template <jet::detail::reduction_id R, class E>
-jet::detail::reduction_launch planned_reduction_of(const E& e, std::optional<int> axis, unsigned multiprocessors = 132) {
+jet::detail::reduction_launch planned_reduction_of(const E& e, std::optional<int> axis,
+                                                   unsigned multiprocessors = 132) {
   using kernel = jet::detail::reduction_kernel<R, E>;
   jet::detail::leaves<kernel::element::input_count, kernel::element::scalar_count> values;
   e.collect(values);
   void* outputs[] = {nullptr};
-  const jet::detail::layout out = jet::detail::layout::contiguous(
-      jet::detail::reduced_shape(kernel::desc, values.layouts.data(), axis));
+  const jet::detail::layout out =
+      jet::detail::layout::contiguous(jet::detail::reduced_shape(kernel::desc, values.layouts.data(), axis));
   return jet::detail::planned_reduction(
-      {kernel::desc, kernel::slot, outputs, &out, values.input.data(), values.layouts.data(), values.scalar.data()}, axis,
-      multiprocessors);
+      {kernel::desc, kernel::slot, outputs, &out, values.input.data(), values.layouts.data(), values.scalar.data()},
+      axis, multiprocessors);
 }
 
 }  // namespace jet::test

@@ -34,15 +34,15 @@ namespace jet::test {
 
 /// The dtypes the fuzzer's array operands, casts and outputs have: every dtype jet has (bool also
 /// from comparisons). C++ scalars have the dtypes scalar_dtype_of gives them.
-inline constexpr dtype all_dtypes[] = {dtype::boolean, dtype::int8,    dtype::uint8,    dtype::int16,
-                                       dtype::int32,   dtype::uint32,  dtype::int64,    dtype::uint64,
+inline constexpr dtype all_dtypes[] = {dtype::boolean, dtype::int8,     dtype::uint8,   dtype::int16,
+                                       dtype::int32,   dtype::uint32,   dtype::int64,   dtype::uint64,
                                        dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64};
-inline constexpr dtype scalar_dtypes[] = {dtype::boolean, dtype::int32, dtype::int32, dtype::int64, dtype::uint32,
-                                          dtype::uint64, dtype::float32, dtype::float32, dtype::float64};
+inline constexpr dtype scalar_dtypes[] = {dtype::boolean, dtype::int32,   dtype::int32,   dtype::int64,  dtype::uint32,
+                                          dtype::uint64,  dtype::float32, dtype::float32, dtype::float64};
 
 /// How a dtype is spelled in C++ (jet::name spells it "float32").
 inline const char* cpp_name(dtype t) {
-  constexpr const char* names[] = {"bool",         "std::int8_t",  "std::uint8_t",  "std::int16_t",
+  constexpr const char* names[] = {"bool",         "std::int8_t",   "std::uint8_t", "std::int16_t",
                                    "std::int32_t", "std::uint32_t", "std::int64_t", "std::uint64_t",
                                    "jet::float16", "jet::bfloat16", "float",        "double"};
   static_assert(std::size(names) == detail::dtype_count);
@@ -97,17 +97,62 @@ inline const std::vector<long double>& special_values(dtype t) {
     if constexpr (std::is_same_v<T, bool>) {
       v = {0, 1};
     } else if constexpr (std::is_integral_v<T>) {
-      for (long double c : {static_cast<long double>(L::lowest()), static_cast<long double>(L::lowest()) + 1,
-                            static_cast<long double>(L::max()), static_cast<long double>(L::max()) - 1, 0.0L, 1.0L,
-                            -1.0L, 2.0L, -2.0L, 127.0L, 128.0L, -129.0L, 255.0L, 256.0L, 32767.0L, -32769.0L, 65535.0L,
-                            65536.0L, 46341.0L, 2147483648.0L, -2147483649.0L, 4294967295.0L, 4294967296.0L,
-                            9007199254740993.0L, -9007199254740993.0L, 3037000500.0L})
+      for (long double c : {static_cast<long double>(L::lowest()),
+                            static_cast<long double>(L::lowest()) + 1,
+                            static_cast<long double>(L::max()),
+                            static_cast<long double>(L::max()) - 1,
+                            0.0L,
+                            1.0L,
+                            -1.0L,
+                            2.0L,
+                            -2.0L,
+                            127.0L,
+                            128.0L,
+                            -129.0L,
+                            255.0L,
+                            256.0L,
+                            32767.0L,
+                            -32769.0L,
+                            65535.0L,
+                            65536.0L,
+                            46341.0L,
+                            2147483648.0L,
+                            -2147483649.0L,
+                            4294967295.0L,
+                            4294967296.0L,
+                            9007199254740993.0L,
+                            -9007199254740993.0L,
+                            3037000500.0L})
         if (c >= static_cast<long double>(L::lowest()) && c <= static_cast<long double>(L::max())) v.push_back(c);
     } else {
-      v = {L::quiet_NaN(), L::infinity(), -L::infinity(), 0.0L, -0.0L, L::denorm_min(),
-           -L::denorm_min(), L::min(), L::min() / 4, L::max(), L::lowest(), 1e30L, -1e30L,
-           1e-30L, -1e-30L, 88.72L, -103.9L, 1e10L, 0.5L, 1, -1, 2147483648.0L,
-           -2147483648.0L, 9223372036854775808.0L, -9223372036854775808.0L, 65504.0L, 65520.0L, 3e-8L};
+      v = {L::quiet_NaN(),
+           L::infinity(),
+           -L::infinity(),
+           0.0L,
+           -0.0L,
+           L::denorm_min(),
+           -L::denorm_min(),
+           L::min(),
+           L::min() / 4,
+           L::max(),
+           L::lowest(),
+           1e30L,
+           -1e30L,
+           1e-30L,
+           -1e-30L,
+           88.72L,
+           -103.9L,
+           1e10L,
+           0.5L,
+           1,
+           -1,
+           2147483648.0L,
+           -2147483648.0L,
+           9223372036854775808.0L,
+           -9223372036854775808.0L,
+           65504.0L,
+           65520.0L,
+           3e-8L};
       if constexpr (sizeof(T) == 8) v.insert(v.end(), {1e300L, -1e300L, 1e-300L, 709.7L, 3.5e38L, -3.5e38L});
       for (long double& e : v) e = static_cast<T>(e);  // each as the dtype holds it
     }
@@ -132,16 +177,18 @@ inline long double random_value(dtype t, chooser& c, double special_rate, bool p
     if (positive) return 1 + static_cast<long double>(c.below(50));
     return static_cast<long double>(c.below(101)) - (detail::traits_of(t).is_signed ? 50 : 0);
   }
-  const double v = c.chance(0.2) ? static_cast<double>(c.below(9)) - 4 : positive ? c.uniform(0.1, 4) : c.uniform(-4, 4);
+  const double v = c.chance(0.2) ? static_cast<double>(c.below(9)) - 4
+                   : positive    ? c.uniform(0.1, 4)
+                                 : c.uniform(-4, 4);
   return held_as(t, v);
 }
 
 /// Where an array operand (or the output) lies in its allocation.
 struct placement {
-  const char* form;          // full, row, column, single, transposed, strided, reversed or padded
-  std::size_t allocation;    // elements allocated
-  std::int64_t first;        // the view's first element, counted from the allocation's start
-  detail::layout view;       // the view's extents and strides, in elements
+  const char* form;        // full, row, column, single, transposed, strided, reversed or padded
+  std::size_t allocation;  // elements allocated
+  std::int64_t first;      // the view's first element, counted from the allocation's start
+  detail::layout view;     // the view's extents and strides, in elements
 };
 
 /// The forms an operand may take against an index space of shape s: broadcast ones (a row (C,),
@@ -186,8 +233,8 @@ inline placement make_placement(const jet::shape& s, const char* form, std::int6
   return p;
 }
 
-inline constexpr const char* operand_forms[] = {"full", "full", "row", "column", "single", "transposed",
-                                                "strided", "reversed", "padded"};
+inline constexpr const char* operand_forms[] = {"full",       "full",    "row",      "column", "single",
+                                                "transposed", "strided", "reversed", "padded"};
 inline constexpr const char* output_forms[] = {"full", "full", "full", "transposed", "strided", "reversed", "padded"};
 
 /// An array operand: its dtype, placement and data (the whole allocation).
@@ -199,11 +246,12 @@ struct random_operand {
 
 /// Sizes around the vector width and the tile (threads x ilp x vec = 256 x vec elements: 256,
 /// 512 or 1024), and a few tiles.
-inline constexpr std::int64_t sizes_1d[] = {0,   1,   2,   3,   4,    5,    7,    8,    9,    15,   16,   17,   23,
-                                            31,  32,  33,  63,  64,   65,   127,  128,  129,  255,  256,  257,  511,
+inline constexpr std::int64_t sizes_1d[] = {0,   1,   2,    3,    4,    5,    7,    8,    9,    15,   16,  17,  23,
+                                            31,  32,  33,   63,   64,   65,   127,  128,  129,  255,  256, 257, 511,
                                             512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097};
 inline constexpr std::int64_t rows_2d[] = {1, 2, 3, 5, 8, 17, 23, 33, 64};
-inline constexpr std::int64_t columns_2d[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 23, 31, 32, 33, 64, 127, 128, 129, 255, 256, 257};
+inline constexpr std::int64_t columns_2d[] = {1,  2,  3,  4,  5,   7,   8,   16,  17,  23,
+                                              31, 32, 33, 64, 127, 128, 129, 255, 256, 257};
 
 /// The generator's limits: at most 8 nodes from root to leaf, up to 6 distinct array operands;
 /// max_ops keeps every tree within a kernel's 32 input slots (at most 2 max_ops + 1 leaves).
@@ -296,7 +344,8 @@ inline std::string random_expression::text() const {
   // describe() names slots in0.. and scalars s0..: name them as the declarations above do.
   std::string e = detail::describe(desc());
   for (dtype t : all_dtypes)
-    e = std::regex_replace(e, std::regex("cast<" + std::string(name(t)) + ">"), "jet::cast<" + std::string(cpp_name(t)) + ">");
+    e = std::regex_replace(e, std::regex("cast<" + std::string(name(t)) + ">"),
+                           "jet::cast<" + std::string(cpp_name(t)) + ">");
   std::string named;
   const std::regex leaf("\\b(in|s)([0-9]+)\\b");
   std::sregex_iterator it(e.begin(), e.end(), leaf), end;
@@ -304,12 +353,14 @@ inline std::string random_expression::text() const {
   for (; it != end; ++it) {
     const std::size_t slot = std::stoul((*it)[2]);
     named += e.substr(last, it->position() - last);
-    named += (*it)[1] == "in" ? std::string(names[slot_operand[slot]]) : scalar_literal(scalar_types[slot], scalar_values[slot]);
+    named += (*it)[1] == "in" ? std::string(names[slot_operand[slot]])
+                              : scalar_literal(scalar_types[slot], scalar_values[slot]);
     last = it->position() + it->length();
   }
   named += e.substr(last);
   s += view_text("out", out_type[0], output);
-  return s + "  out = " + named + ";  // using namespace jet; the expression is " + std::string(name(nodes.back().type)) + "\n";
+  return s + "  out = " + named + ";  // using namespace jet; the expression is " +
+         std::string(name(nodes.back().type)) + "\n";
 }
 
 /// The random expression of `seed`.
@@ -321,10 +372,14 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
 
   // The output's shape: 1-D, 2-D (mostly) or 3-D, sometimes empty.
   const int rank = c.pick(std::initializer_list<int>{1, 2, 2, 2, 3});
-  if (rank == 1) r.shape = jet::shape{c.pick(sizes_1d)};
-  else if (rank == 2) r.shape = jet::shape{c.chance(0.03) ? 0 : c.pick(rows_2d), c.pick(columns_2d)};
-  else r.shape = jet::shape{c.pick(std::initializer_list<std::int64_t>{2, 3}), c.pick(std::initializer_list<std::int64_t>{1, 2, 5}),
-                           c.pick(std::initializer_list<std::int64_t>{1, 3, 8, 17})};
+  if (rank == 1)
+    r.shape = jet::shape{c.pick(sizes_1d)};
+  else if (rank == 2)
+    r.shape = jet::shape{c.chance(0.03) ? 0 : c.pick(rows_2d), c.pick(columns_2d)};
+  else
+    r.shape = jet::shape{c.pick(std::initializer_list<std::int64_t>{2, 3}),
+                         c.pick(std::initializer_list<std::int64_t>{1, 2, 5}),
+                         c.pick(std::initializer_list<std::int64_t>{1, 3, 8, 17})};
 
   // The distinct array operands, each with its own dtype, placement, misalignment and data.
   const std::size_t distinct = 1 + c.below(limits.max_distinct_inputs);
@@ -372,7 +427,8 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     return static_cast<std::uint16_t>(r.nodes.size() - 1);
   };
   auto grow = [&](auto& self, int depth, bool allow_scalar) -> std::uint16_t {
-    const bool leaf = depth > 1 && (depth == limits.max_depth || ops_placed >= limits.max_ops || c.chance(0.1 + 0.1 * depth));
+    const bool leaf =
+        depth > 1 && (depth == limits.max_depth || ops_placed >= limits.max_ops || c.chance(0.1 + 0.1 * depth));
     if (leaf) return add_leaf(allow_scalar);
     ++ops_placed;
     const op_entry* op = &c.pick(op_table());
@@ -439,7 +495,8 @@ struct coverage {
   std::string rare() const {
     std::string s;
     auto check = [&](const char* what, std::size_t count) {
-      if (count * 100 < trees) s += std::string(what) + " is in " + std::to_string(count) + " of " + std::to_string(trees) + " trees\n";
+      if (count * 100 < trees)
+        s += std::string(what) + " is in " + std::to_string(count) + " of " + std::to_string(trees) + " trees\n";
     };
     for (const op_entry& op : op_table()) check(op.name, trees_with_op.count(op.id) ? trees_with_op.at(op.id) : 0);
     for (dtype t : all_dtypes) check(name(t).data(), trees_with_dtype.count(t) ? trees_with_dtype.at(t) : 0);

@@ -38,7 +38,10 @@ inline random_layout make_layout(const jet::shape& s, std::mt19937_64& engine, b
   std::iota(l.order.begin(), l.order.end(), 0);
   if (!permuted) return l;
   std::shuffle(l.order.begin(), l.order.end(), engine);
-  auto maybe_dimension = [&] { const int d = static_cast<int>(engine() % (2 * rank)); return d < rank ? d : -1; };
+  auto maybe_dimension = [&] {
+    const int d = static_cast<int>(engine() % (2 * rank));
+    return d < rank ? d : -1;
+  };
   l.stepped = maybe_dimension(), l.reversed = maybe_dimension();
   for (int d = 0; d < rank; ++d) l.stored[l.order[d]] = s[d] * (d == l.stepped ? 2 : 1);
   std::string order;

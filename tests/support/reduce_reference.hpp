@@ -19,7 +19,8 @@ namespace jet::test {
 template <class T> T host_identity(jet::detail::reduction_id r) {
   switch (r) {
 #define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, ...) \
-  case jet::detail::reduction_id::tag: return host_identity;
+  case jet::detail::reduction_id::tag:                                  \
+    return host_identity;
 #include <jet/reductions.def>
 #undef JET_REDUCTION
     default: return T{};
@@ -28,7 +29,8 @@ template <class T> T host_identity(jet::detail::reduction_id r) {
 template <class T> T host_map(jet::detail::reduction_id r, T a) {
   switch (r) {
 #define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, ...) \
-  case jet::detail::reduction_id::tag: return static_cast<T>(host_map);
+  case jet::detail::reduction_id::tag:                                            \
+    return static_cast<T>(host_map);
 #include <jet/reductions.def>
 #undef JET_REDUCTION
     default: return a;
@@ -37,7 +39,8 @@ template <class T> T host_map(jet::detail::reduction_id r, T a) {
 template <class T> T host_combine(jet::detail::reduction_id r, T a, T b) {
   switch (r) {
 #define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, host_combine, ...) \
-  case jet::detail::reduction_id::tag: return static_cast<T>(host_combine);
+  case jet::detail::reduction_id::tag:                                                          \
+    return static_cast<T>(host_combine);
 #include <jet/reductions.def>
 #undef JET_REDUCTION
     default: return a;
@@ -46,7 +49,8 @@ template <class T> T host_combine(jet::detail::reduction_id r, T a, T b) {
 template <class T> long double host_finish(jet::detail::reduction_id r, T a, double n) {
   switch (r) {
 #define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, host_combine, host_finish) \
-  case jet::detail::reduction_id::tag: return static_cast<long double>(host_finish);
+  case jet::detail::reduction_id::tag:                                                                  \
+    return static_cast<long double>(host_finish);
 #include <jet/reductions.def>
 #undef JET_REDUCTION
     default: return a;
@@ -54,8 +58,8 @@ template <class T> long double host_finish(jet::detail::reduction_id r, T a, dou
 }
 
 /// The mapped values [first, last) combined pairwise.
-template <class T> T host_combine_range(jet::detail::reduction_id r, const std::vector<T>& mapped, std::size_t first,
-                                        std::size_t last) {
+template <class T>
+T host_combine_range(jet::detail::reduction_id r, const std::vector<T>& mapped, std::size_t first, std::size_t last) {
   if (last - first == 0) return host_identity<T>(r);
   if (last - first == 1) return mapped[first];
   const std::size_t middle = first + (last - first) / 2;
@@ -81,17 +85,22 @@ template <class T> host_reduction<T> host_reduce(jet::detail::reduction_id r, co
 
 /// An element as the kernels compute with it: 16-bit floats in float32.
 template <class E> auto widen(E v) {
-  if constexpr (std::is_same_v<E, jet::float16> || std::is_same_v<E, jet::bfloat16>) return static_cast<float>(v);
-  else return v;
+  if constexpr (std::is_same_v<E, jet::float16> || std::is_same_v<E, jet::bfloat16>)
+    return static_cast<float>(v);
+  else
+    return v;
 }
 
 /// The largest change of one rounding into float dtype T, with a factor of two to spare (a 16-bit
 /// result is rounded from float64 through float32): relative, and absolute where the result is
 /// subnormal in T (half of T's smallest subnormal, doubled).
 template <class T> long double result_unit() {
-  if constexpr (std::is_same_v<T, double>) return 0x1p-52L;
-  else if constexpr (std::is_same_v<T, float>) return 0x1p-23L;
-  else return static_cast<float>(std::numeric_limits<T>::epsilon());
+  if constexpr (std::is_same_v<T, double>)
+    return 0x1p-52L;
+  else if constexpr (std::is_same_v<T, float>)
+    return 0x1p-23L;
+  else
+    return static_cast<float>(std::numeric_limits<T>::epsilon());
 }
 template <class T> long double result_subnormal_unit() {
   return static_cast<long double>(widen(std::numeric_limits<T>::denorm_min()));
@@ -108,9 +117,8 @@ struct reduction_verdict {
 /// (n/64 + 64) roundings of 2^-53 (float64 accumulation on the device and in the reference) of the
 /// mapped values' magnitudes, plus `element_rtol` of it for elements the host computed differently
 /// (in float64). Integers and bool: exactly.
-template <class Acc, class Res>
-reduction_verdict judge(Res got, const host_reduction<Acc>& ref, std::size_t n, jet::detail::reduction_id r,
-                        double element_rtol = 0) {
+template <class Acc, class Res> reduction_verdict judge(Res got, const host_reduction<Acc>& ref, std::size_t n,
+                                                        jet::detail::reduction_id r, double element_rtol = 0) {
   using jet::detail::reduction_id;
   std::ostringstream text;
   text.precision(17);

@@ -62,7 +62,8 @@ class host_inputs {
 template <class F> auto per_dtype(F f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::array{f(std::tuple_element_t<I, jet::detail::element_types>{})...};
-  }(std::make_index_sequence<jet::detail::dtype_count>{});
+  }
+  (std::make_index_sequence<jet::detail::dtype_count>{});
 }
 
 /// Where element i (in C order) of an index space of shape `space` is in an operand of layout l,
@@ -83,9 +84,12 @@ inline std::int64_t offset_of(const jet::detail::layout& l, std::size_t i, const
 // A value converted to the type an op computes in: float64 for floating types, the exact C++
 // type for integers and bool.
 template <dtype D> auto as_operand(long double v) {
-  if constexpr (is_floating(D)) return static_cast<double>(v);
-  else if constexpr (D == dtype::boolean) return v != 0;
-  else return static_cast<cpp_type<D>>(v);
+  if constexpr (is_floating(D))
+    return static_cast<double>(v);
+  else if constexpr (D == dtype::boolean)
+    return v != 0;
+  else
+    return static_cast<cpp_type<D>>(v);
 }
 
 /// The value of element i (C order) of expression e over the index space `space` (null: the
@@ -102,8 +106,8 @@ long double reference(const scalar<T>& s, std::size_t, const host_inputs&, const
   return s.value;
 }
 
-template <class Op, class... Args>
-long double reference(const apply<Op, Args...>& e, std::size_t i, const host_inputs& h, const jet::shape* space = nullptr) {
+template <class Op, class... Args> long double reference(const apply<Op, Args...>& e, std::size_t i,
+                                                         const host_inputs& h, const jet::shape* space = nullptr) {
   using node = apply<Op, Args...>;
   return boost::hana::unpack(e.args, [&](const auto&... a) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -114,9 +118,12 @@ long double reference(const apply<Op, Args...>& e, std::size_t i, const host_inp
       using T = cpp_type<node::type>;
       if constexpr (Op::id == detail::op_id::cast && compute_type(node::type) != node::type)
         return static_cast<long double>(static_cast<float>(T(static_cast<float>(r))));
-      else if constexpr (is_floating(node::type)) return static_cast<long double>(static_cast<double>(r));
-      else return static_cast<long double>(jet::host::convert<T>(r));
-    }(std::index_sequence_for<Args...>{});
+      else if constexpr (is_floating(node::type))
+        return static_cast<long double>(static_cast<double>(r));
+      else
+        return static_cast<long double>(jet::host::convert<T>(r));
+    }
+    (std::index_sequence_for<Args...>{});
   });
 }
 
@@ -157,9 +164,12 @@ template <class T> std::vector<T> random_vector(std::size_t n, double lo, double
 
 /// A value no correct kernel writes: outputs are filled with it before each evaluation.
 template <class T> T poison() {
-  if constexpr (sizeof(T) == 2 && is_floating(dtype_of<T>())) return T(-7777.f);  // within float16's range
-  else if constexpr (is_floating(dtype_of<T>())) return static_cast<T>(-7.77e30);
-  else return static_cast<T>(-777777);
+  if constexpr (sizeof(T) == 2 && is_floating(dtype_of<T>()))
+    return T(-7777.f);  // within float16's range
+  else if constexpr (is_floating(dtype_of<T>()))
+    return static_cast<T>(-7.77e30);
+  else
+    return static_cast<T>(-777777);
 }
 
 /// Whether a device result matches the float64 reference: NaN where the reference is NaN, equal
@@ -175,10 +185,14 @@ inline bool close(long double got, long double ref, double rtol, double atol) {
 /// ulp, so its epsilon (2^-10 for float16, 2^-7 for bfloat16) leaves a factor of two; integers and
 /// bool are exact.
 template <class T> constexpr double rtol() {
-  if constexpr (std::is_same_v<T, float>) return 4e-6;
-  else if constexpr (std::is_same_v<T, double>) return 1e-13;
-  else if constexpr (is_floating(dtype_of<T>())) return static_cast<float>(std::numeric_limits<T>::epsilon());
-  else return 0;
+  if constexpr (std::is_same_v<T, float>)
+    return 4e-6;
+  else if constexpr (std::is_same_v<T, double>)
+    return 1e-13;
+  else if constexpr (is_floating(dtype_of<T>()))
+    return static_cast<float>(std::numeric_limits<T>::epsilon());
+  else
+    return 0;
 }
 
 }  // namespace jet::test

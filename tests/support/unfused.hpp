@@ -26,8 +26,8 @@ struct unfused_step {
   };
   std::vector<detail::node> nodes;
   std::vector<dtype> input_types;
-  std::vector<source> inputs;           // per input slot of the step
-  std::vector<unsigned> scalar_slots;   // per scalar slot of the step: the description's slot
+  std::vector<source> inputs;          // per input slot of the step
+  std::vector<unsigned> scalar_slots;  // per scalar slot of the step: the description's slot
   std::array<std::uint16_t, 1> out_node{};
   std::array<dtype, 1> out_type{dtype::float32};
   unsigned stores;  // the node of the whole description whose value this step stores
@@ -111,7 +111,8 @@ unfused_array evaluate_unfused(const detail::kernel_desc& d, const void* const* 
     std::vector<detail::scalar_value> step_scalars;
     for (unsigned slot : step.scalar_slots) step_scalars.push_back(scalars[slot]);
     const jet::shape shape = detail::broadcast_shape(sd, step_layouts.data());
-    last = {allocate(std::max<std::size_t>(shape.size(), 1) * size_of(step.out_type[0])), detail::layout::contiguous(shape)};
+    last = {allocate(std::max<std::size_t>(shape.size(), 1) * size_of(step.out_type[0])),
+            detail::layout::contiguous(shape)};
     if (!stored[step.stores]) array_of_node[step.stores] = last, stored[step.stores] = true;
     detail::kernel_slot slot;
     evaluate(detail::evaluation{sd, slot, &last.data, &last.layout, step_inputs.data(), step_layouts.data(),

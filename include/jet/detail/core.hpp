@@ -18,11 +18,11 @@ namespace jet::detail {
 
 /// How a kernel finds an operand's elements in the (collapsed) index space.
 enum class access : std::uint8_t {
-  linear,     // element i is at offset i: vector loads on the fast path
-  unit,       // strided outer dimensions, innermost stride 1: vector loads per row
-  broadcast,  // strided outer dimensions, innermost stride 0: one load per vector
-  gather,     // any strides: one load per element
-  transposed, // in a tiled kernel, stride ±1 in the tile's outer dimension: through shared memory
+  linear,      // element i is at offset i: vector loads on the fast path
+  unit,        // strided outer dimensions, innermost stride 1: vector loads per row
+  broadcast,   // strided outer dimensions, innermost stride 0: one load per vector
+  gather,      // any strides: one load per element
+  transposed,  // in a tiled kernel, stride ±1 in the tile's outer dimension: through shared memory
 };
 
 /// Which elements a reduction kernel combines into each result: all of them, or those along one
@@ -50,7 +50,7 @@ struct variant_key {
   access input_access[max_inputs]{};     // per distinct input
   access output_access[max_outputs]{};
   reduce_axis axis = reduce_axis::none;  // none for an elementwise kernel
-  std::uint64_t shared = 0;  // bit r: the description's repeat r holds, and is computed once
+  std::uint64_t shared = 0;              // bit r: the description's repeat r holds, and is computed once
 
   friend bool operator==(const variant_key&, const variant_key&) = default;
 };

@@ -11,9 +11,9 @@
 namespace jet::detail {
 
 enum class op_id : std::uint8_t {
-  input,   // an array operand; arg[0] is its input slot
-  scalar,  // a scalar operand, passed as a kernel argument; arg[0] is its scalar slot
-  counter, // an element's index in C order within a shape (jet::counter); arg[0] is its input slot
+  input,    // an array operand; arg[0] is its input slot
+  scalar,   // a scalar operand, passed as a kernel argument; arg[0] is its scalar slot
+  counter,  // an element's index in C order within a shape (jet::counter); arg[0] is its input slot
 #define JET_OP1(tag, ...) tag,
 #define JET_OP2 JET_OP1
 #define JET_OP3 JET_OP1
@@ -35,9 +35,7 @@ enum class reduction_id : std::uint8_t {
 
 inline constexpr std::uint64_t fnv1a_basis = 0xcbf29ce484222325ull;
 
-constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) {
-  return (h ^ byte) * 0x100000001b3ull;
-}
+constexpr std::uint64_t fnv1a(std::uint64_t h, std::uint64_t byte) { return (h ^ byte) * 0x100000001b3ull; }
 
 /// The most bytes of a JET_FUNCTION body. Longer bodies are refused (JET_FUNCTION's static_assert,
 /// code generation's check) before they are hashed, and hashing never reads further: a compile-time
@@ -92,10 +90,10 @@ inline constexpr std::size_t max_expression_depth = 128;
 
 struct node {
   op_id op{};
-  dtype type{};             // dtype of this node's value
+  dtype type{};  // dtype of this node's value
   std::uint8_t arity = 0;
-  dtype arg_type[3]{};      // dtype each operand is converted to before the op is applied
-  std::uint16_t arg[3]{};   // operand node indices (or the slot, for input and scalar)
+  dtype arg_type[3]{};         // dtype each operand is converted to before the op is applied
+  std::uint16_t arg[3]{};      // operand node indices (or the slot, for input and scalar)
   std::uint16_t function = 0;  // for op_id::user: the index in kernel_desc::functions
 
   friend constexpr bool operator==(const node&, const node&) = default;
@@ -108,16 +106,16 @@ struct kernel_desc {
   std::uint32_t node_count;
   std::uint32_t input_count;
   std::uint32_t scalar_count;
-  const dtype* input_types;         // dtype of each input slot
-  std::uint32_t counter_slots;      // input slots that are counters, not memory (bit k: slot k)
-  std::uint32_t out_count;          // outputs written by one kernel (jet::tie)
-  const std::uint16_t* out_nodes;   // the node each output stores
-  const dtype* out_types;           // dtype of each output array
+  const dtype* input_types;               // dtype of each input slot
+  std::uint32_t counter_slots;            // input slots that are counters, not memory (bit k: slot k)
+  std::uint32_t out_count;                // outputs written by one kernel (jet::tie)
+  const std::uint16_t* out_nodes;         // the node each output stores
+  const dtype* out_types;                 // dtype of each output array
   const user_function* const* functions;  // the user functions that op_id::user nodes call
   std::uint32_t function_count;
-  std::uint64_t hash;               // of everything above; a fast first test for equality
+  std::uint64_t hash;                           // of everything above; a fast first test for equality
   reduction_id reduction = reduction_id::none;  // a reduction kernel's reduction (hashed in too)
-  const repeat* repeats = nullptr;  // the subtrees that may repeat earlier ones (of the nodes: not hashed)
+  const repeat* repeats = nullptr;              // the subtrees that may repeat earlier ones (of the nodes: not hashed)
   std::uint32_t repeat_count = 0;
 };
 
@@ -125,8 +123,7 @@ template <class Nodes, class Roots, class Types, class Functions>
 constexpr std::uint64_t hash_desc(const Nodes& nodes, const Roots& out_nodes, const Types& out_types,
                                   const Functions& functions, std::size_t function_count) {
   std::uint64_t h = fnv1a_basis;
-  for (std::size_t k = 0; k < function_count; ++k)
-    h = fnv1a(h, functions[k]->hash);
+  for (std::size_t k = 0; k < function_count; ++k) h = fnv1a(h, functions[k]->hash);
   for (std::size_t k = 0; k < out_nodes.size(); ++k) {
     h = fnv1a(h, out_nodes[k]);
     h = fnv1a(h, static_cast<std::uint64_t>(out_types[k]));

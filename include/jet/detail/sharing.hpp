@@ -30,7 +30,9 @@ struct repeat {
 
 namespace sharing_detail {
 
-constexpr bool is_leaf(const node& n) { return n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter; }
+constexpr bool is_leaf(const node& n) {
+  return n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter;
+}
 
 /// Per node: its subtree's size, its first input and scalar slots and how many of each.
 struct extent {
@@ -43,9 +45,9 @@ template <std::size_t N> constexpr std::array<extent, N> extents_of(const node* 
   for (std::size_t i = 0; i < count; ++i) {
     const node& n = nodes[i];
     extent& x = e[i];
-    x.hash = fnv1a(fnv1a(fnv1a(fnv1a(fnv1a_basis, static_cast<std::uint64_t>(n.op)), static_cast<std::uint64_t>(n.type)),
-                         n.arity),
-                   n.function);
+    x.hash = fnv1a(
+        fnv1a(fnv1a(fnv1a(fnv1a_basis, static_cast<std::uint64_t>(n.op)), static_cast<std::uint64_t>(n.type)), n.arity),
+        n.function);
     if (n.op == op_id::input || n.op == op_id::counter) x.input_first = n.arg[0], x.input_count = 1;
     if (n.op == op_id::scalar) x.scalar_first = n.arg[0], x.scalar_count = 1;
     if (is_leaf(n)) continue;
@@ -96,9 +98,15 @@ template <std::size_t N> struct repeats_of_nodes {
       if (sharing_detail::is_leaf(nodes[i])) continue;
       for (std::size_t j = 0; j + e[i].size <= i; ++j)  // j's subtree ends before i's starts
         if (sharing_detail::same_shape(nodes, e, j, i)) {
-          found[found_count++] = {static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j), e[i].size,
-                                  e[i].input_first,          e[j].input_first,  e[i].input_count,
-                                  e[i].scalar_first,         e[j].scalar_first, e[i].scalar_count};
+          found[found_count++] = {static_cast<std::uint16_t>(i),
+                                  static_cast<std::uint16_t>(j),
+                                  e[i].size,
+                                  e[i].input_first,
+                                  e[j].input_first,
+                                  e[i].input_count,
+                                  e[i].scalar_first,
+                                  e[j].scalar_first,
+                                  e[i].scalar_count};
           break;
         }
     }
