@@ -287,6 +287,19 @@ template <class Op, class... A> auto make_apply(A&&... a) {
   return apply<Op, expr_t<A>...>{{}, boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
 }
 
+/// Whether an expression's appearances of arrays and of C++ scalars are within max_input_slots and
+/// max_scalars. Where they are not, the compiler's message names this function with the counts as
+/// its template arguments.
+template <std::size_t ArrayAppearances, std::size_t ScalarAppearances> constexpr bool operands_within_limits() {
+  static_assert(ArrayAppearances <= max_input_slots,
+                "jet: more than 1024 appearances of arrays in one expression (jet::detail::max_input_slots; "
+                "the count is ArrayAppearances below); evaluate part of it first with jet::eval");
+  static_assert(ScalarAppearances <= max_scalars,
+                "jet: more than 1024 C++ scalars in one expression (jet::detail::max_scalars; the count is "
+                "ScalarAppearances below); evaluate part of it first with jet::eval");
+  return true;
+}
+
 /// The expressions one kernel evaluates, one per output (jet::tie evaluates several).
 template <class... Es> struct roots {};
 
@@ -299,8 +312,7 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   static constexpr std::size_t input_count = (0 + ... + Es::input_count);
   static constexpr std::size_t scalar_count = (0 + ... + Es::scalar_count);
   static_assert(input_count > 0, "jet: an expression needs at least one array operand");
-  static_assert(input_count <= max_inputs, "jet: too many array operands in one expression");
-  static_assert(scalar_count <= max_scalars, "jet: too many scalar operands in one expression");
+  static_assert(operands_within_limits<input_count, scalar_count>());
   // An expression past max_expression_depth has been reported where it was built; it is not
   // flattened (which would recurse past the compilers' instantiation limit).
   static constexpr bool too_deep = (Es::too_deep || ...);

@@ -24,12 +24,16 @@ template <class E> using stored_t = cpp_type<std::remove_cvref_t<E>::type>;
 template <class E> using default_kernel = kernel_of<roots<std::remove_cvref_t<E>>, stored_t<E>>;
 }  // namespace detail
 
-/// The CUDA source jet generates for e (for debugging; the variant for aligned, distinct operands).
-template <expression E> std::string source(const E&) { return detail::source_of(detail::default_kernel<E>::desc); }
+/// The CUDA source jet generates for e stored into a fresh array (for debugging): for e's own
+/// operands, so it shows which of them are one parameter and which repeats are computed once.
+template <expression E> std::string source(const E& e) {
+  return detail::source_of(detail::bound_one<detail::stored_t<E>, E>(e).request(nullptr, nullptr));
+}
 
-/// Compiles e's kernel for an explicit architecture; needs NVRTC but no GPU. Uses the disk cache.
-template <expression E> compiled_kernel compile(const E&, arch target) {
-  return detail::compile_for(detail::default_kernel<E>::desc, target);
+/// Compiles e's kernel, as source(e) shows it, for an explicit architecture; needs NVRTC but no
+/// GPU. Uses the disk cache.
+template <expression E> compiled_kernel compile(const E& e, arch target) {
+  return detail::compile_for(detail::bound_one<detail::stored_t<E>, E>(e).request(nullptr, nullptr), target);
 }
 
 /// Compiles the kernels of `expressions` for the current device in parallel threads, so that

@@ -1,8 +1,12 @@
 #include "codegen/geometry.hpp"
 
+#include "codegen/spelling.hpp"
 #include "settings.hpp"
 
+#include <jet/error.hpp>
+
 #include <algorithm>
+#include <string>
 
 namespace jet::detail {
 
@@ -32,7 +36,12 @@ unsigned max_vector_width(const kernel_desc& d) {
 variant_key default_variant(const kernel_desc& d) {
   variant_key v;
   v.vec = static_cast<std::uint8_t>(max_vector_width(d));
+  if (d.input_count > max_inputs)
+    throw invalid_argument("jet: `" + describe(d) + "` has " + std::to_string(d.input_count) +
+                           " array operands, more than the " + std::to_string(max_inputs) +
+                           " distinct ones a kernel takes (jet::detail::max_inputs): its variant needs its operands");
   for (unsigned k = 0; k < d.input_count; ++k) v.unique_of[k] = static_cast<std::uint8_t>(k);
+  v.input_slots = static_cast<std::uint16_t>(d.input_count);
   if (d.reduction != reduction_id::none) v.axis = reduce_axis::all;
   return v;
 }

@@ -206,28 +206,40 @@ void evaluate(const evaluation& e) {
     if (p.output_needs_temporary[k]) copy(e.outputs[k], e.output_layouts[k], outputs[k], layouts[k], d.out_types[k]);
 }
 
+namespace {
+
+// The launch variant of e stored into fresh contiguous arrays of its broadcast shape.
+variant_key variant_into_fresh_arrays(const evaluation& e) {
+  const jet::shape s = broadcast_shape(e.desc, e.input_layouts);
+  void* outputs[max_outputs] = {};
+  layout layouts[max_outputs];
+  for (unsigned k = 0; k < e.desc.out_count; ++k) layouts[k] = layout::contiguous(s);
+  const evaluation planned{e.desc, e.slot, outputs, layouts, e.inputs, e.input_layouts, e.scalars};
+  return make_plan(planned, s).variant;
+}
+
+compiled_kernel compile_source(const kernel_desc& desc, std::string source, arch target) {
+  cached_cubin binary = cached_compile(source, target.value, describe(desc), {desc.node_count, desc.function_count});
+  return {target, std::move(source), std::move(binary.image), binary.compile_ms, binary.from_disk};
+}
+
+}  // namespace
+
 void precompile(const evaluation* evaluations, std::size_t count) {
   std::vector<kernel_request> requests;
-  for (std::size_t i = 0; i < count; ++i) {
-    const evaluation& e = evaluations[i];
-    const jet::shape s = broadcast_shape(e.desc, e.input_layouts);
-    void* outputs[max_outputs] = {};
-    layout layouts[max_outputs];
-    for (unsigned k = 0; k < e.desc.out_count; ++k) layouts[k] = layout::contiguous(s);
-    const evaluation planned{e.desc, e.slot, outputs, layouts, e.inputs, e.input_layouts, e.scalars};
-    requests.push_back({&e.desc, &e.slot, make_plan(planned, s).variant});
-  }
+  for (std::size_t i = 0; i < count; ++i)
+    requests.push_back({&evaluations[i].desc, &evaluations[i].slot, variant_into_fresh_arrays(evaluations[i])});
   find_kernels_in_parallel(requests.data(), requests.size());
 }
 
-std::string source_of(const kernel_desc& desc) { return generate_source(desc, default_variant(desc)); }
+std::string source_of(const evaluation& e) { return generate_source(e.desc, variant_into_fresh_arrays(e)); }
 
 std::string expression_text(const kernel_desc& desc) { return describe(desc); }
 
+compiled_kernel compile_for(const evaluation& e, arch target) { return compile_source(e.desc, source_of(e), target); }
+
 compiled_kernel compile_for(const kernel_desc& desc, arch target) {
-  std::string source = source_of(desc);
-  cached_cubin binary = cached_compile(source, target.value, describe(desc), {desc.node_count, desc.function_count});
-  return {target, std::move(source), std::move(binary.image), binary.compile_ms, binary.from_disk};
+  return compile_source(desc, generate_source(desc, default_variant(desc)), target);
 }
 
 }  // namespace jet::detail

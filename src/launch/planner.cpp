@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace jet::detail {
 
@@ -166,25 +167,34 @@ namespace {
 
 using strides_per_operand = std::int64_t[max_rank];
 
-// The distinct inputs, found by memory, dtype and strides (each slot's over the index space's
-// `rank` dimensions).
-void find_distinct_inputs(const evaluation& e, plan& p, const strides_per_operand* slot_strides, int rank) {
+// The distinct inputs, found by memory, dtype and strides over the index space's `rank`
+// dimensions (`strides_of` writes a slot's), with their strides in `distinct_strides`. More than
+// max_inputs is invalid_argument: each is a kernel parameter.
+template <class StridesOf> void find_distinct_inputs(const evaluation& e, plan& p, const StridesOf& strides_of,
+                                                     int rank, strides_per_operand* distinct_strides) {
   const kernel_desc& d = e.desc;
   for (unsigned k = 0; k < d.input_count; ++k) {
+    std::int64_t strides[max_rank];
+    strides_of(e.input_layouts[k], strides);
     unsigned same = p.distinct_count;
     for (unsigned j = 0; j < p.distinct_count && same == p.distinct_count; ++j) {
       const unsigned slot = p.distinct_slot[j];
       if (e.inputs[slot] == e.inputs[k] && d.input_types[slot] == d.input_types[k] &&
-          std::equal(slot_strides[slot], slot_strides[slot] + rank, slot_strides[k]))
+          std::equal(strides, strides + rank, distinct_strides[j]))
         same = j;
     }
     if (same == p.distinct_count) {
+      if (same == max_inputs)
+        throw invalid_argument("jet: `" + describe(d) + "` has more than " + std::to_string(max_inputs) +
+                               " distinct array operands (jet::detail::max_inputs; each is a kernel parameter)");
       p.distinct[same] = e.inputs[k];
-      p.distinct_slot[same] = static_cast<std::uint8_t>(k);
+      p.distinct_slot[same] = static_cast<std::uint16_t>(k);
+      std::copy(strides, strides + rank, distinct_strides[same]);
       ++p.distinct_count;
     }
     p.variant.unique_of[k] = static_cast<std::uint8_t>(same);
   }
+  p.variant.input_slots = static_cast<std::uint16_t>(d.input_count);
 }
 
 // The description's repeats that hold in this evaluation: each input slot of the repeat is the
@@ -208,12 +218,11 @@ std::uint64_t holding_repeats(const evaluation& e, const variant_key& v) {
 // Merges each dimension of s into the next inner one where every operand steps through both as
 // one: contiguous operands then need no index arithmetic at all. Fills the plan's extents and
 // strides; returns its rank.
-int merge_dimensions(plan& p, const kernel_desc& d, const jet::shape& s, const strides_per_operand* slot_strides,
+int merge_dimensions(plan& p, const kernel_desc& d, const jet::shape& s, const strides_per_operand* distinct_strides,
                      const strides_per_operand* out_strides) {
   const int rank = s.rank();
   auto strides_of = [&](unsigned operand) -> const std::int64_t* {
-    return operand < p.distinct_count ? slot_strides[p.distinct_slot[operand]]
-                                      : out_strides[operand - p.distinct_count];
+    return operand < p.distinct_count ? distinct_strides[operand] : out_strides[operand - p.distinct_count];
   };
   const unsigned operands = p.distinct_count + d.out_count;
   int merged = 0;  // dimensions of the index space, innermost first while building
@@ -329,13 +338,12 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
       align_strides(l, s, strides);
   };
   // Every operand's strides over the output's dimensions.
-  std::int64_t slot_strides[max_inputs][max_rank];
-  for (unsigned k = 0; k < d.input_count; ++k) strides_over_s(e.input_layouts[k], slot_strides[k]);
-  find_distinct_inputs(e, p, slot_strides, s.rank());
+  std::int64_t distinct_strides[max_inputs][max_rank];
+  find_distinct_inputs(e, p, strides_over_s, s.rank(), distinct_strides);
   p.variant.shared = holding_repeats(e, p.variant);
   std::int64_t out_strides[max_outputs][max_rank];
   for (unsigned k = 0; k < d.out_count; ++k) strides_over_s(e.output_layouts[k], out_strides[k]);
-  const int merged = merge_dimensions(p, d, s, slot_strides, out_strides);
+  const int merged = merge_dimensions(p, d, s, distinct_strides, out_strides);
 
   // A transposed operand makes the kernel tiled, over its contiguous dimension moved next to the
   // inner one.
@@ -365,7 +373,10 @@ plan axis_plan(const evaluation& e, const jet::shape& s, int axis, std::size_t r
     if (dim != axis) rows_then_axis.push_back(s[dim]);
   rows_then_axis.push_back(std::max<std::int64_t>(length, 1));
   const int rank = s.rank();
-  layout inputs[max_inputs];
+  // Per input slot; most expressions have few, and a large one pays for its own allocation.
+  layout few[32];
+  std::vector<layout> many(d.input_count > 32 ? d.input_count : 0);
+  layout* inputs = many.empty() ? few : many.data();
   for (unsigned k = 0; k < d.input_count; ++k) {
     std::int64_t strides[max_rank];
     align_strides(e.input_layouts[k], s, strides);

@@ -23,7 +23,7 @@ struct plan {
   std::int64_t input_strides[max_inputs][max_rank];  // per distinct input
   std::int64_t output_strides[max_outputs][max_rank];
   const void* distinct[max_inputs];
-  std::uint8_t distinct_slot[max_inputs];  // a slot of each distinct input
+  std::uint16_t distinct_slot[max_inputs];  // a slot of each distinct input
   unsigned distinct_count = 0;
   bool output_needs_temporary[max_outputs]{};
 };

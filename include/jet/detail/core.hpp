@@ -7,6 +7,7 @@
 #include <jet/runtime.hpp>
 #include <jet/shape.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -46,14 +47,26 @@ struct variant_key {
   bool rows = false;
   bool index32 = true;  // the multi-index of every element fits 32-bit arithmetic
   bool out_aliases_input = false;
-  std::uint8_t unique_of[max_inputs]{};  // input slot -> distinct-input index
-  access input_access[max_inputs]{};     // per distinct input
+  std::uint16_t input_slots = 0;      // the entries of unique_of in use: the expression's input slots
+  access input_access[max_inputs]{};  // per distinct input
   access output_access[max_outputs]{};
-  reduce_axis axis = reduce_axis::none;  // none for an elementwise kernel
-  std::uint64_t shared = 0;              // bit r: the description's repeat r holds, and is computed once
+  reduce_axis axis = reduce_axis::none;       // none for an elementwise kernel
+  std::uint64_t shared = 0;                   // bit r: the description's repeat r holds, and is computed once
+  std::uint8_t unique_of[max_input_slots]{};  // input slot -> distinct-input index
 
-  friend bool operator==(const variant_key&, const variant_key&) = default;
+  // Field by field, and unique_of only as far as it is in use: the warm path compares keys on
+  // every evaluation, and most expressions have a few input slots of the thousand.
+  friend bool operator==(const variant_key& a, const variant_key& b) {
+    return a.vec == b.vec && a.rank == b.rank && a.tiled == b.tiled && a.rows == b.rows && a.index32 == b.index32 &&
+           a.out_aliases_input == b.out_aliases_input && a.input_slots == b.input_slots && a.axis == b.axis &&
+           a.shared == b.shared && std::equal(a.input_access, a.input_access + max_inputs, b.input_access) &&
+           std::equal(a.output_access, a.output_access + max_outputs, b.output_access) &&
+           std::equal(a.unique_of, a.unique_of + a.input_slots, b.unique_of);
+  }
 };
+// A field added to variant_key must join its operator== above; this fails until the size is updated.
+static_assert(sizeof(variant_key) == 160 + max_input_slots,
+              "variant_key changed: compare the new field in operator== and update this size");
 
 /// The per-(expression type, output type) cache slot: a few (variant, device) → kernel entries
 /// read without locking; the global cache behind it is consulted on a miss.
@@ -112,9 +125,14 @@ jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs);
 /// null: an aligned, contiguous output of the expressions' shape is assumed.
 void precompile(const evaluation* evaluations, std::size_t count);
 
-std::string source_of(const kernel_desc& desc);
-std::string expression_text(const kernel_desc& desc);
+/// The source of e's kernel, and that kernel compiled for `target`, as e stored into a fresh
+/// contiguous array would launch it (its own operands: which are the same memory, which shared
+/// subexpressions hold, their alignment).
+std::string source_of(const evaluation& e);
+compiled_kernel compile_for(const evaluation& e, arch target);
+/// desc's kernel for aligned, distinct operands compiled for `target`.
 compiled_kernel compile_for(const kernel_desc& desc, arch target);
+std::string expression_text(const kernel_desc& desc);
 
 void* device_alloc(std::size_t bytes);
 void device_free(void* p, std::size_t bytes) noexcept;

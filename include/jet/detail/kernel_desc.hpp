@@ -77,10 +77,13 @@ struct user_function {
   std::uint64_t hash = hash_text(hash_text(hash_text(fnv1a_basis, name), signature), body);
 };
 
-/// How many array operands one expression may have (more would exceed the 4 KiB of kernel
-/// arguments long before it matters).
-inline constexpr int max_inputs = 32;
-inline constexpr int max_scalars = 64;
+/// The limits of one kernel's operands. Each distinct array (its pointer and strides, at most 72
+/// bytes) and each C++ scalar (at most 8) is a kernel parameter; with 8 outputs these stay inside
+/// the 32 KiB of parameters a CUDA 12.1 or newer driver takes. Appearances of arrays are bounded
+/// apart: the launch variant maps each to its distinct array in one byte.
+inline constexpr int max_inputs = 128;        // distinct arrays (the same memory, dtype and strides are one)
+inline constexpr int max_input_slots = 1024;  // appearances of arrays in the expression tree
+inline constexpr int max_scalars = 1024;      // appearances of C++ scalars in the expression tree
 inline constexpr int max_outputs = 8;
 
 /// How many nodes deep one expression may be (from its root to a leaf, both counted). The

@@ -110,16 +110,26 @@ template <std::size_t N> struct repeats_of_nodes {
           break;
         }
     }
-    // Largest first: where the table is full, the repeats left out are the smaller ones.
-    std::array<bool, N> taken{};
-    while (count < max_repeats && count < found_count) {
-      std::size_t best = 0;
-      while (taken[best]) ++best;
-      for (std::size_t k = best + 1; k < found_count; ++k)
-        if (!taken[k] && found[k].size > found[best].size) best = k;
-      taken[best] = true;
-      list[count++] = found[best];
+    // A repeat inside another's copy is moot wherever the outer one holds: the outermost are taken
+    // first, largest first, then the nested ones while the table has room.
+    std::array<int, N + 1> inside{};  // per node, how many found copies hold it below their root
+    for (std::size_t k = 0; k < found_count; ++k) {
+      ++inside[found[k].node + 1 - found[k].size];
+      --inside[found[k].node];
     }
+    for (std::size_t i = 1; i < node_count; ++i) inside[i] += inside[i - 1];
+    std::array<bool, N> taken{};
+    for (const bool nested : {false, true})
+      while (count < max_repeats) {
+        std::size_t best = found_count;
+        for (std::size_t k = 0; k < found_count; ++k)
+          if (!taken[k] && (inside[found[k].node] > 0) == nested &&
+              (best == found_count || found[k].size > found[best].size))
+            best = k;
+        if (best == found_count) break;
+        taken[best] = true;
+        list[count++] = found[best];
+      }
   }
 };
 
