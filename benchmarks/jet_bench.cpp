@@ -4,10 +4,10 @@
 // as a CUDA graph, and time to a first result for a new expression; Black-Scholes
 // (black_scholes_bench.cpp).
 // Prints RESULT / OVERHEAD / STEP / FIRST / BLACKSCHOLES lines that report.py turns into tables.
-//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]
+//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--tag TAG]
 //             (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
-//     --interpreter-bandwidth, --reductions   that part alone
+//     --interpreter-bandwidth, --reductions, --black-scholes   that part alone
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 //   INTERP lines: the interpreter (see interpreter_first_results and interpreter_bandwidth).
 #include "black_scholes_bench.hpp"
@@ -603,7 +603,7 @@ void interpreter_first_results() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false;
+  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false, black_scholes_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick"))
@@ -614,11 +614,15 @@ int main(int argc, char** argv) {
       interpreter_only = true;
     else if (!std::strcmp(argv[i], "--reductions"))
       reductions_only = true;
+    else if (!std::strcmp(argv[i], "--black-scholes"))
+      black_scholes_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc)
       bench::tag = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--tag TAG]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -637,6 +641,10 @@ int main(int argc, char** argv) {
   }
   if (reductions_only) {
     reductions(jet_only);
+    return 0;
+  }
+  if (black_scholes_only) {
+    bench::black_scholes(jet_only);
     return 0;
   }
   if (!jet_only) {
