@@ -1,16 +1,19 @@
 // jet against hand-written CUDA, Thrust and an unfused baseline, on the expressions of
 // expressions.hpp, float32 and float64, 2^10..2^28 elements; plus host time per call at 1024
 // elements against a raw cuLaunchKernel, per expression of a ten-expression step on a stream and
-// as a CUDA graph, and time to a first result for a new expression.
-// Prints RESULT / OVERHEAD / STEP / FIRST lines that report.py turns into tables.
-//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]
+// as a CUDA graph, and time to a first result for a new expression; Black-Scholes
+// (black_scholes_bench.cpp).
+// Prints RESULT / OVERHEAD / STEP / FIRST / BLACKSCHOLES lines that report.py turns into tables.
+//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--tag TAG]
 //             (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
-//     --interpreter-bandwidth, --reductions   that part alone
+//     --interpreter-bandwidth, --reductions, --black-scholes   that part alone
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 //   INTERP lines: the interpreter (see interpreter_first_results and interpreter_bandwidth).
+#include "black_scholes_bench.hpp"
 #include "expressions.hpp"
 #include "ten_step.hpp"
+#include "timing.hpp"
 #ifdef JET_BENCH_NATIVE
 #include "native_peers.hpp"
 #endif
@@ -43,58 +46,14 @@
 
 #include <stdlib.h>  // mkdtemp
 
+using bench::check;
+using bench::event_timer;
 using bench::expr;
+using bench::median_ms;
+using bench::report;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
-
-std::string tag;  // empty: RESULT lines
-
-void check(CUresult r, const char* call) { jet::detail::check(r, call); }
-
-// Elapsed time on the default stream between start() and stop_ms(), which waits for it.
-class event_timer {
- public:
-  event_timer() {
-    check(driver().cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
-    check(driver().cuEventCreate(&stop_, CU_EVENT_DEFAULT), "cuEventCreate");
-  }
-  ~event_timer() {
-    driver().cuEventDestroy(start_);
-    driver().cuEventDestroy(stop_);
-  }
-  event_timer(const event_timer&) = delete;
-  event_timer& operator=(const event_timer&) = delete;
-  void start() { check(driver().cuEventRecord(start_, nullptr), "cuEventRecord"); }
-  float stop_ms() {
-    check(driver().cuEventRecord(stop_, nullptr), "cuEventRecord");
-    check(driver().cuEventSynchronize(stop_), "cuEventSynchronize");
-    float ms = 0;
-    check(driver().cuEventElapsedTime(&ms, start_, stop_), "cuEventElapsedTime");
-    return ms;
-  }
-
- private:
-  static const jet::detail::driver_api& driver() { return jet::detail::driver(); }
-  CUevent start_, stop_;
-};
-
-// Median of `reps` single calls, each timed on its own: the launch's latency included, unless
-// `before_each` (untimed) keeps the GPU busy while the call is enqueued.
-double median_ms(
-    const std::function<void()>& f, int reps, const std::function<void()>& before_each = [] {}) {
-  event_timer timer;
-  for (int i = 0; i < 5; ++i) f();
-  std::vector<float> ms(reps);
-  for (auto& m : ms) {
-    before_each();
-    timer.start();
-    f();
-    m = timer.stop_ms();
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 // Per call, for `calls` calls back to back: what a loop of such calls sees, where each launch's
 // latency overlaps the kernel before it.
@@ -118,15 +77,6 @@ double gpu_time_ms(const std::function<void()>& f, int reps) {
 }
 
 template <class T> const char* dtype_name() { return std::is_same_v<T, float> ? "float32" : "float64"; }
-
-void report(const char* impl, const char* e, const char* dtype, std::size_t n, double ms, double bytes) {
-  const double gbps = bytes / (ms * 1e-3) / 1e9;
-  if (tag.empty())
-    std::printf("RESULT impl=%s expr=%s dtype=%s n=%zu ms=%.5g gbps=%.1f\n", impl, e, dtype, n, ms, gbps);
-  else
-    std::printf("TUNE shape=%s expr=%s dtype=%s n=%zu ms=%.5g gbps=%.1f\n", tag.c_str(), e, dtype, n, ms, gbps);
-  std::fflush(stdout);
-}
 
 template <class T> std::vector<T> random_normal(std::size_t n, std::uint64_t seed) {
   std::vector<T> v(n);
@@ -653,7 +603,7 @@ void interpreter_first_results() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false;
+  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false, black_scholes_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick"))
@@ -664,11 +614,15 @@ int main(int argc, char** argv) {
       interpreter_only = true;
     else if (!std::strcmp(argv[i], "--reductions"))
       reductions_only = true;
+    else if (!std::strcmp(argv[i], "--black-scholes"))
+      black_scholes_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc)
-      tag = argv[++i];
+      bench::tag = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--tag TAG]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -689,6 +643,10 @@ int main(int argc, char** argv) {
     reductions(jet_only);
     return 0;
   }
+  if (black_scholes_only) {
+    bench::black_scholes(jet_only);
+    return 0;
+  }
   if (!jet_only) {
     interpreter_first_results();
     interpreter_bandwidth();
@@ -700,6 +658,7 @@ int main(int argc, char** argv) {
     permute_add();
     bfloat16_relu_add();
   }
+  bench::black_scholes(jet_only);
   reductions(jet_only);
   bandwidth<float>(quick, jet_only);
   bandwidth<double>(quick, jet_only);

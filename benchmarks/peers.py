@@ -9,7 +9,7 @@ Expressions (x, y, z, w: 1-D device arrays of n elements, torch.randn; a=1.5, b=
   axpbypc   a*x + b*y + c
   chain     tanh(1.5*x + y) * sigmoid(x - y) + x*y
   four      x*y + z*w
-dtypes float32 / float64, n = 2^10, 2^12, ..., 2^28.
+dtypes float32 / float64, n = 2^10, 2^12, ..., 2^28; and Black-Scholes (black_scholes_phase).
 
 Timing is the same as the C++ side: 5 warm-up calls, then R repetitions, each bracketed by its own
 pair of CUDA events (record; call; record; synchronize), the median reported; R = 50 for n <= 2^20,
@@ -20,6 +20,7 @@ Output lines (other lines start with '#'):
   RESULT impl=<impl> expr=<expr> dtype=<dtype> n=<n> ms=<5 significant digits> gbps=<1 decimal>
   OVERHEAD impl=<name> us=<2 decimals>
   FIRST impl=<name> ms=<1 decimal>
+  BLACKSCHOLES kind=compile impl=<impl> ms=<1 decimal>
   SKIP impl=<impl> [expr=<expr> dtype=<dtype> n=<n>] reason=<one line>
 """
 import os
@@ -695,8 +696,110 @@ def reduction_phase():
     free_all()
 
 
+# ---------------------------------------------------------------------------------------------
+# 5) Black-Scholes (examples/black_scholes.hpp, the CUDA samples' formula) at 4,000,000, 2^24 and
+# 2^26 options: a CuPy ElementwiseKernel writing calls and puts in one kernel, PyTorch eager and
+# torch.compile, each checked against float64 by the sample's L1 norm (at most 1e-6), then timed
+# as above; bytes = 3 inputs + 2 outputs. The first call of each compiled peer, with its cache
+# fresh, is printed as BLACKSCHOLES kind=compile impl=<impl> ms=<compile and first call>.
+BS_SIZES = [4000000, 1 << 24, 1 << 26]
+RISKFREE, VOLATILITY = 0.02, 0.30
+CND_A = (0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429)
+RSQRT2PI = 0.39894228040143267793994605993438
+BS_PREAMBLE = r"""
+__device__ float jet_peer_cnd(float d) {
+  const float a1 = 0.31938153f, a2 = -0.356563782f, a3 = 1.781477937f, a4 = -1.821255978f, a5 = 1.330274429f;
+  const float k = 1.0f / (1.0f + 0.2316419f * fabsf(d));
+  const float tail = 0.39894228040143267793994605993438f * expf(-0.5f * d * d) *
+                     (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
+  return d > 0 ? 1.0f - tail : tail;
+}
+"""
+BS_BODY = r"""
+const float sqrt_t = sqrtf(t);
+const float d1 = (logf(s / x) + (r + 0.5f * v * v) * t) / (v * sqrt_t);
+const float d2 = d1 - v * sqrt_t;
+const float cnd_d1 = jet_peer_cnd(d1), cnd_d2 = jet_peer_cnd(d2);
+const float discounted_strike = x * expf(-r * t);
+call = s * cnd_d1 - discounted_strike * cnd_d2;
+put = discounted_strike * (1.0f - cnd_d2) - s * (1.0f - cnd_d1);
+"""
+
+
+def torch_cnd(d):
+    a1, a2, a3, a4, a5 = CND_A
+    k = 1.0 / (1.0 + 0.2316419 * torch.abs(d))
+    tail = RSQRT2PI * torch.exp(-0.5 * d * d) * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))))
+    return torch.where(d > 0, 1.0 - tail, tail)
+
+
+def torch_black_scholes(s, x, t):
+    sqrt_t = torch.sqrt(t)
+    d1 = (torch.log(s / x) + (RISKFREE + 0.5 * VOLATILITY * VOLATILITY) * t) / (VOLATILITY * sqrt_t)
+    d2 = d1 - VOLATILITY * sqrt_t
+    cnd_d1, cnd_d2 = torch_cnd(d1), torch_cnd(d2)
+    discounted_strike = x * torch.exp(-RISKFREE * t)
+    return s * cnd_d1 - discounted_strike * cnd_d2, discounted_strike * (1.0 - cnd_d2) - s * (1.0 - cnd_d1)
+
+
+def black_scholes_impls():
+    """impl -> bind(ins): a function of no arguments returning (call, put) for inputs ins."""
+    compiled = torch.compile(torch_black_scholes, dynamic=True)
+    impls = {"torch_eager": lambda ins: lambda: torch_black_scholes(*ins),
+             "torch_compile": lambda ins: lambda: compiled(*ins)}
+    if cp is None:
+        skip("cupy_elementwise", "cupy unavailable", "black_scholes", "float32")
+        return impls
+    kernel = cp.ElementwiseKernel("float32 s, float32 x, float32 t, float32 r, float32 v",
+                                  "float32 call, float32 put", BS_BODY, "jet_peer_black_scholes",
+                                  preamble=BS_PREAMBLE)
+
+    def bind_cupy(ins):
+        s, x, t = (as_cupy(a) for a in ins)
+        call, put = cp.empty_like(s), cp.empty_like(s)
+        r, v = cp.float32(RISKFREE), cp.float32(VOLATILITY)
+        return lambda: kernel(s, x, t, r, v, call, put)
+    impls["cupy_elementwise"] = bind_cupy
+    return impls
+
+
+def l1_error(got, want):
+    return ((to_torch(got).double() - want).abs().sum() / want.abs().sum()).item()
+
+
+def black_scholes_phase():
+    g = torch.Generator(device=DEV)
+    g.manual_seed(5347)
+    impls = black_scholes_impls()
+    for n in BS_SIZES:
+        ranges = ((5.0, 30.0), (1.0, 100.0), (0.25, 10.0))  # the sample's prices, strikes, years
+        ins = [low + (high - low) * torch.rand(n, device=DEV, generator=g) for low, high in ranges]
+        want = torch_black_scholes(*[a.double() for a in ins])
+        for impl, bind in impls.items():
+            try:
+                f = bind(ins)
+                t0 = time.perf_counter()
+                got = f()
+                sync()
+                if n == BS_SIZES[0] and impl != "torch_eager":
+                    out(f"BLACKSCHOLES kind=compile impl={impl} ms={(time.perf_counter() - t0) * 1e3:.1f}")
+                errors = [l1_error(a, b) for a, b in zip(got, want)]
+                if not max(errors) <= 1e-6:
+                    raise RuntimeError(f"L1 errors of calls and puts {errors[0]:.3g}, {errors[1]:.3g} > 1e-6")
+                got = None
+                ms = time_ms(f, 20)
+                out(f"RESULT impl={impl} expr=black_scholes dtype=float32 n={n} ms={ms:.5g} "
+                    f"gbps={5 * n * 4 / (ms * 1e-3) / 1e9:.1f}")
+            except Exception as e:  # noqa: BLE001
+                skip(impl, e, "black_scholes", "float32", n)
+            f = None
+        del ins, want
+        free_all()
+
+
 def main():
-    for phase in (first_phase, prepare_phase, sweep_phase, layout_phase, reduction_phase, overhead_phase):
+    for phase in (first_phase, prepare_phase, sweep_phase, layout_phase, reduction_phase, overhead_phase,
+                  black_scholes_phase):
         try:
             phase()
         except Exception as e:  # noqa: BLE001  (never abort the whole script)

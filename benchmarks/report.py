@@ -11,6 +11,7 @@ Reads, from every FILE, the lines (anything else is ignored; a later duplicate r
   SKIP impl=<impl> [expr=.. dtype=.. n=..] reason=<rest of the line>
   INTERP kind=<interpreter_load|first_result|bandwidth|distinct> ... (jet_bench's interpreter lines)
   HEAT impl=<jet|torch_eager|torch_compile> n=<N> ms=<ms per step> (examples/heat_equation, heat_torch.py)
+  BLACKSCHOLES kind=<compile|launches|calls> impl=<impl> ... (jet_bench's and peers.py's Black-Scholes)
 "Peers" are all impls except jet, jet_unfused and memcpy.  The copy ceiling is
 impl=memcpy expr=copy dtype=float32 at n=2^28 (its bytes are read + write).
 Writes OUT.md, with bandwidth.png and first_result.png beside it where matplotlib is installed
@@ -27,9 +28,9 @@ HEAD_N = 1 << 28
 OTHER_TIMINGS = {"jet_back_to_back", "jet_gpu_time", "cub_back_to_back", "cub_gpu_time"}
 NOT_PEERS = {"jet", "jet_unfused", "memcpy"} | OTHER_TIMINGS
 EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "slice_add", "heat_step", "permute_add", "sum_mul", "row_sum",
-              "column_sum"]
+              "column_sum", "black_scholes"]
 DTYPE_ORDER = ["float32", "float64", "bfloat16"]
-IMPL_ORDER = ["jet", "jet_unfused", "cuda_float4", "cuda_masked", "thrust", "torch_eager",
+IMPL_ORDER = ["jet", "jet_unfused", "cuda_hand", "cuda_float4", "cuda_masked", "thrust", "torch_eager",
               "torch_compile", "triton", "cupy_elementwise", "cupy_fuse", "cub", "torch_sum", "torch_dot",
               "cupy_sum"]
 CUPY = ("cupy_elementwise", "cupy_fuse")
@@ -42,7 +43,7 @@ STEP_ORDER = ["jet_stream", "jet_graph"]
 STEP_GRAPH_TARGET_US = 1.5  # per expression, graph replay on an H200
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
 ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3, "slice_add": 3, "heat_step": 2, "permute_add": 3,
-          "sum_mul": 2, "row_sum": 1, "column_sum": 1}
+          "sum_mul": 2, "row_sum": 1, "column_sum": 1, "black_scholes": 5}
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
 
 LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|STEP|FIRST|SKIP)\s+(.*?)\s*$")
@@ -143,6 +144,39 @@ def heat_section(lines):
     md += ["", f"({n} x {n} float32 grid)", ""]
     summary = (f"heat_equation {n}^2 ms/step: jet {f2(ms.get('jet'))}  torch_eager {f2(ms.get('torch_eager'))}  "
                f"torch_compile {f2(ms.get('torch_compile'))}")
+    return md, summary
+
+
+BS_SIZES = [4000000, 1 << 24, 1 << 26]
+BS_PEERS = ["cuda_hand", "cupy_elementwise", "torch_eager", "torch_compile"]
+
+
+def black_scholes_section(res, lines):
+    """Markdown for Black-Scholes (examples/black_scholes.cpp) against its peers, and a summary line."""
+    md = ["## Black-Scholes (examples/black_scholes.cpp): ms per evaluation, float32, calls and puts", ""]
+    ms = lambda impl, n: ms_of(res, "black_scholes", "float32", n, impl)
+    speedup = lambda impl, n: ratio(ms(impl, n), ms("jet", n))  # > 1: jet is faster
+    rows = [[nname(n), f5(ms("jet", n))]
+            + [c for p in BS_PEERS for c in (f5(ms(p, n)), f2(speedup(p, n)))] for n in BS_SIZES]
+    md += md_table(["n", "jet ms"] + [c for p in BS_PEERS for c in (f"{p} ms", f"jet/{p}")], rows)
+    md += ["", "jet/peer is the peer's time over jet's. Targets: at 4,000,000 >= 0.95 x cuda_hand and >= 1.4 x "
+           "cupy_elementwise; at 2^24 and 2^26 >= 0.95 x cuda_hand; one launch per evaluation.", ""]
+    launches = {l.get("n"): l.get("per_evaluation") for l in lines if l.get("kind") == "launches"}
+    compiles = {l.get("impl"): l for l in lines if l.get("kind") == "compile"}
+    calls = {l.get("impl"): l for l in lines if l.get("kind") == "calls"}
+    jet_compile = compiles.get("jet", {})
+    md.append("Launches per evaluation: " + (", ".join(f"{v} at {k}" for k, v in launches.items()) or "-") + ".")
+    md.append(f"Cold compile: jet's NVRTC {jet_compile.get('ms', '-')} ms (first result "
+              f"{jet_compile.get('first_result_ms', '-')} ms; target <= 300 ms); first call of "
+              + ", ".join(f"{i} {compiles[i].get('ms')} ms" for i in compiles if i != "jet") + ".")
+    md.append("log/exp/sqrt calls per option in the source: "
+              + ", ".join(f"{i} {c.get('log')}/{c.get('exp')}/{c.get('sqrt')}" for i, c in calls.items()) + ".")
+    md.append("")
+    n0 = BS_SIZES[0]
+    summary = (f"black_scholes jet/cuda_hand: 4M {f2(speedup('cuda_hand', n0))} (>=0.95), 2^24 "
+               f"{f2(speedup('cuda_hand', 1 << 24))}, 2^26 {f2(speedup('cuda_hand', 1 << 26))}; jet/cupy 4M "
+               f"{f2(speedup('cupy_elementwise', n0))} (>=1.4); launches {launches.get(str(n0), '-')}; nvrtc "
+               f"{jet_compile.get('ms', '-')} ms")
     return md, summary
 
 
@@ -365,6 +399,8 @@ def main(argv):
     md += interp_md
     heat_md, heat_summary = heat_section(parse_tagged(paths, "HEAT"))
     md += heat_md
+    bs_md, bs_summary = black_scholes_section(res, parse_tagged(paths, "BLACKSCHOLES"))
+    md += bs_md
 
     # e) reductions against their targets
     md.append("## Reductions (float32; sum_mul = sum(x * y), 8 bytes read per element)")
@@ -436,6 +472,7 @@ def main(argv):
         lines.append("first result ms: " + "  ".join(f"{i} {f1(first[i])}" for i in ordered(first, FIRST_ORDER)))
     lines.append(interp_summary)
     lines.append(heat_summary)
+    lines.append(bs_summary)
     lines.append(f"{len(skips)} SKIP line(s); wrote {out_md}")
     print("\n".join(lines))
     return 0

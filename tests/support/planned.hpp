@@ -1,11 +1,13 @@
 // The planner's choice for an assignment or a reduction, for white-box tests (they see the core's src/ headers).
 #pragma once
 
+#include "codegen/elementwise.hpp"
 #include "launch/planner.hpp"
 
 #include <jet/jet.hpp>
 
 #include <optional>
+#include <string>
 
 namespace jet::test {
 
@@ -14,6 +16,17 @@ template <class Out, class E> jet::detail::variant_key planned_variant_of(const 
   const jet::detail::bound_one<Out, E> b(e);
   void* outputs[] = {out.data()};
   return jet::detail::planned_variant(b.request(outputs, &out.layout()));
+}
+
+/// The source of the kernel that jet::tie(outs...) = pack launches, planned for those operands
+/// and outputs (which repeats hold, which inputs are the same memory).
+template <class... Es, class... Outs>
+std::string planned_source_of(const jet::expression_pack<Es...>& pack, const jet::view<Outs>&... outs) {
+  using bound_t = jet::detail::bound<jet::detail::roots<Es...>, Outs...>;
+  const bound_t b = boost::hana::unpack(pack.exprs, [](const auto&... e) { return bound_t(e...); });
+  void* outputs[] = {outs.data()...};
+  const jet::detail::layout layouts[] = {outs.layout()...};
+  return jet::detail::generate_source(bound_t::kernel::desc, jet::detail::planned_variant(b.request(outputs, layouts)));
 }
 
 /// How reduce() would launch reduction R of e along `axis` (or all_axes) on a device of
