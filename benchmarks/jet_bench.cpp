@@ -3,13 +3,14 @@
 // elements against a raw cuLaunchKernel, per expression of a ten-expression step on a stream and
 // as a CUDA graph, and time to a first result for a new expression.
 // Prints RESULT / OVERHEAD / STEP / FIRST lines that report.py turns into tables.
-//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]
+//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--large] [--tag TAG]
 //             (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
-//     --interpreter-bandwidth, --reductions   that part alone
+//     --interpreter-bandwidth, --reductions, --large   that part alone (--large: large_formulas.hpp)
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 //   INTERP lines: the interpreter (see interpreter_first_results and interpreter_bandwidth).
 #include "expressions.hpp"
+#include "large_formulas.hpp"
 #include "ten_step.hpp"
 #ifdef JET_BENCH_NATIVE
 #include "native_peers.hpp"
@@ -653,7 +654,7 @@ void interpreter_first_results() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false;
+  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false, large_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick"))
@@ -664,10 +665,13 @@ int main(int argc, char** argv) {
       interpreter_only = true;
     else if (!std::strcmp(argv[i], "--reductions"))
       reductions_only = true;
+    else if (!std::strcmp(argv[i], "--large"))
+      large_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc)
       tag = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--tag TAG]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--large] [--tag TAG]\n",
                    argv[0]);
       return 2;
     }
@@ -687,6 +691,10 @@ int main(int argc, char** argv) {
   }
   if (reductions_only) {
     reductions(jet_only);
+    return 0;
+  }
+  if (large_only) {
+    bench::large_formulas(gpu_time_ms);
     return 0;
   }
   if (!jet_only) {
