@@ -2,16 +2,17 @@
 // expressions.hpp, float32 and float64, 2^10..2^28 elements; plus host time per call at 1024
 // elements against a raw cuLaunchKernel, per expression of a ten-expression step on a stream and
 // as a CUDA graph, and time to a first result for a new expression; Black-Scholes
-// (black_scholes_bench.cpp).
-// Prints RESULT / OVERHEAD / STEP / FIRST / BLACKSCHOLES lines that report.py turns into tables.
-//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--tag TAG]
-//             (--disk-hit DIR: the child process of the first-result test)
+// (black_scholes_bench.cpp); large formulas (large_formulas.hpp).
+// Prints RESULT / OVERHEAD / STEP / FIRST / BLACKSCHOLES / LARGE lines that report.py turns into tables.
+//   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--large]
+//             [--tag TAG]   (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
-//     --interpreter-bandwidth, --reductions, --black-scholes   that part alone
+//     --interpreter-bandwidth, --reductions, --black-scholes, --large   that part alone
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 //   INTERP lines: the interpreter (see interpreter_first_results and interpreter_bandwidth).
 #include "black_scholes_bench.hpp"
 #include "expressions.hpp"
+#include "large_formulas.hpp"
 #include "ten_step.hpp"
 #include "timing.hpp"
 #ifdef JET_BENCH_NATIVE
@@ -603,7 +604,8 @@ void interpreter_first_results() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false, black_scholes_only = false;
+  bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false, black_scholes_only = false,
+       large_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick"))
@@ -616,13 +618,15 @@ int main(int argc, char** argv) {
       reductions_only = true;
     else if (!std::strcmp(argv[i], "--black-scholes"))
       black_scholes_only = true;
+    else if (!std::strcmp(argv[i], "--large"))
+      large_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc)
       bench::tag = argv[++i];
     else {
-      std::fprintf(
-          stderr,
-          "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--tag TAG]\n",
-          argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] "
+                   "[--large] [--tag TAG]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -645,6 +649,10 @@ int main(int argc, char** argv) {
   }
   if (black_scholes_only) {
     bench::black_scholes(jet_only);
+    return 0;
+  }
+  if (large_only) {
+    bench::large_formulas(gpu_time_ms);
     return 0;
   }
   if (!jet_only) {

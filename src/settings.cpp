@@ -108,6 +108,12 @@ std::optional<unsigned> interpreter_elements_setting() {
   return elements;
 }
 
+std::optional<std::uint64_t> outline_cost_setting() {
+  static const std::optional<std::uint64_t> cost =
+      parsed_value_of("JET_OUTLINE_COST", parse_decimal, "want a cost, in decimal digits", "using jet's default");
+  return cost;
+}
+
 jit_policy jit_policy_setting() {
   static const jit_policy policy =
       parsed_value_of("JET_JIT", parse_jit_policy, "want sync, async or interpret", "using async")

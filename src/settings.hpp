@@ -50,6 +50,9 @@ std::optional<log_level> parse_log_level(std::string_view text);
 std::optional<threads_and_ilp> kernel_shape_setting();
 /// JET_INTERPRETER_ELEMENTS, when set to a valid count.
 std::optional<unsigned> interpreter_elements_setting();
+/// JET_OUTLINE_COST, when set to a number: the formula cost above which a kernel compiles its
+/// formula once rather than inlining it (codegen/kernel_parts.hpp, outline_cost).
+std::optional<std::uint64_t> outline_cost_setting();
 /// JET_JIT; async by default.
 jit_policy jit_policy_setting();
 /// JET_MEMORY_POOL; on by default.

@@ -96,9 +96,11 @@ TEST_CASE("a malformed variable is one warning naming it, its value and what is 
           "[cpu][settings]") {
   jet::test::scratch_directory scratch;
   const std::filesystem::path log = scratch / "log";
-  // Five compiles, each reading the kernel shape and the log level; the cache's bound read once.
+  // Five compiles, each reading the kernel shape, the outline cost and the log level; the cache's
+  // bound read once.
   const pid_t filler = jet::test::start_filler(
-      scratch / "cache", 5, 0, {"JET_KERNEL_SHAPE=-4294967040,2", "JET_CACHE_MAX_BYTES=12abc", "JET_LOG=INFO"}, log);
+      scratch / "cache", 5, 0,
+      {"JET_KERNEL_SHAPE=-4294967040,2", "JET_CACHE_MAX_BYTES=12abc", "JET_OUTLINE_COST=64k", "JET_LOG=INFO"}, log);
   CHECK(jet::test::exit_code_of(filler) == 0);
   const std::string printed = jet::test::read_file(log);
   INFO(printed);
@@ -109,7 +111,10 @@ TEST_CASE("a malformed variable is one warning naming it, its value and what is 
   CHECK(lines_with(printed,
                    "jet: warning: JET_CACHE_MAX_BYTES=\"12abc\" is not valid (want a number of bytes, in "
                    "decimal digits); keeping the cache within 1 GiB") == 1);
-  CHECK(lines_with(printed, "jet: warning: ") == 2);
+  CHECK(lines_with(printed,
+                   "jet: warning: JET_OUTLINE_COST=\"64k\" is not valid (want a cost, in decimal digits); using "
+                   "jet's default") == 1);
+  CHECK(lines_with(printed, "jet: warning: ") == 3);
   CHECK(lines_with(printed, "jet: compiled `") == 5);  // JET_LOG=INFO is info: words ignore case
 }
 

@@ -92,46 +92,6 @@ TEST_CASE("a repeat holds for the same arrays and scalar values, and the kernel 
 
 namespace {
 
-// The CUDA samples' Black-Scholes call price, written as a new user would: CND a function of an
-// expression, d1 and d2 sub-expressions used several times.
-template <class D> auto cnd(const D& d) {
-  const float a1 = 0.31938153f, a2 = -0.356563782f, a3 = 1.781477937f, a4 = -1.821255978f, a5 = 1.330274429f;
-  const auto k = 1.0f / (1.0f + 0.2316419f * jet::abs(d));
-  const auto c = 0.39894228f * jet::exp(-0.5f * d * d) * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
-  return jet::where(d > 0.0f, 1.0f - c, c);
-}
-template <class A> auto black_scholes_call(const A& s, const A& x, const A& t) {
-  const float r = 0.02f, v = 0.30f;
-  const auto d1 = (jet::log(s / x) + (r + 0.5f * v * v) * t) / (v * jet::sqrt(t));
-  const auto d2 = d1 - v * jet::sqrt(t);
-  return s * cnd(d1) - x * jet::exp(-r * t) * cnd(d2);
-}
-
-}  // namespace
-
-TEST_CASE("Black-Scholes in plain expressions: past the old operand limits, each distinct value once",
-          "[cpu][sharing][limits]") {
-  auto s = fake_view<float>(8, 0x10000), x = fake_view<float>(8, 0x20000), t = fake_view<float>(8, 0x30000);
-  const auto e = black_scholes_call(s, x, t);
-  const auto& d = desc_of(e);
-  CHECK(d.input_count > 32);   // appearances: more than the 32 arrays the limit once counted
-  CHECK(d.scalar_count > 64);  // and the 64 scalars
-  const std::string src = planned_source(e);
-  CAPTURE(src);
-  // Three distinct arrays, each one kernel parameter.
-  CHECK(src.find("__restrict__ in2") != std::string::npos);
-  CHECK(src.find("__restrict__ in3") == std::string::npos);
-  // Each transcendental as the hand-written kernel has it (one definition plus the calls): log and
-  // sqrt once, exp three times (exp(-d1²/2), exp(-d2²/2), exp(-rt)).
-  CHECK(count(src, "jet_log(") == 2);
-  CHECK(count(src, "jet_sqrt(") == 2);
-  CHECK(count(src, "jet_exp(") == 4);
-  // jet::source shows the same kernel: the expression's own operands.
-  CHECK(jet::source(e) == src);
-}
-
-namespace {
-
 // The sum of N distinct float views, 4 KiB apart from `first`, as a balanced tree.
 template <std::size_t N> auto distinct_sum(std::uintptr_t first) {
   if constexpr (N == 1)

@@ -2,6 +2,7 @@
 
 #include "codegen/spelling.hpp"
 #include "codegen/user_function.hpp"
+#include "settings.hpp"
 
 #include <jet/detail/sharing.hpp>
 
@@ -86,21 +87,37 @@ template <class I, int R> __device__ __forceinline__ long long jet_offset(const 
 }
 )cuda";
 
-// jet_element(outputs, inputs, scalars): a 16-bit input arrives as its bits (stored_xK) and is
-// widened once; then one named temporary per node, and each output converted as stored.
-void element_function(source_writer& w, const kernel_parts& p) {
+// What a node costs NVRTC, a plain op 1: sin and cos carry a long argument reduction, pow a long
+// routine, the other libdevice ops short ones; a user function's body is unknown.
+unsigned op_cost(const node& n) {
+  switch (n.op) {
+    case op_id::sin:
+    case op_id::cos: return 64;
+    case op_id::pow: return 32;
+    case op_id::log:
+    case op_id::philox_uniform:
+    case op_id::user: return 8;
+    case op_id::sqrt:
+    case op_id::div:
+    case op_id::tanh:
+    case op_id::sigmoid: return 4;
+    case op_id::exp:
+    case op_id::rsqrt: return 2;
+    case op_id::input:
+    case op_id::scalar:
+    case op_id::counter: return 0;
+    default: return 1;
+  }
+}
+
+// The nodes jet_element computes, with their operands and statements: `const T tI = jet_op(...)`.
+// A 16-bit input arrives as its bits (stored_xK) and is widened once.
+void formula_lines(source_writer& w, const kernel_parts& p, const std::vector<std::uint16_t>& source) {
   const kernel_desc& d = p.d;
   const variant_key& v = p.v;
-  auto input_name = [&](unsigned k) { return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + number(k); };
-  std::string params = join(d.out_count, [&](unsigned k) { return p.out_type(k) + "& o" + number(k); });
-  for (unsigned k = 0; k < p.inputs; ++k) params += ", " + p.in_type(k) + " " + input_name(k);
-  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
-  w.line();
-  w.open("__device__ __forceinline__ void jet_element(", params, ") {");
   for (unsigned k = 0; k < p.inputs; ++k)
     if (stored_as_bits(distinct_type(d, v, k)))
-      w.line("const float x", k, " = ", widened(distinct_type(d, v, k), input_name(k)), ";");
-  const std::vector<std::uint16_t> source = value_sources(d, v);
+      w.line("const float x", k, " = ", widened(distinct_type(d, v, k), "stored_x" + number(k)), ";");
   for (unsigned i = 0; i < d.node_count; ++i) {
     const node& n = d.nodes[i];
     if (n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter || source[i] != i) continue;
@@ -113,14 +130,59 @@ void element_function(source_writer& w, const kernel_parts& p) {
     if (n.op == op_id::cast) call = widened(n.type, rounded(n.type, call));
     w.line("const ", value_type(n.type), " t", i, " = ", call, ";");
   }
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    // A 16-bit float is rounded from float32; any other conversion goes through jet_convert.
-    const std::string value = value_name(d, v, source[d.out_nodes[k]]);
-    const bool converts = d.nodes[d.out_nodes[k]].type != d.out_types[k];
-    const std::string stored = stored_as_bits(d.out_types[k]) ? rounded(d.out_types[k], value)
-                               : converts                     ? "jet_convert<" + p.out_type(k) + ">(" + value + ")"
-                                                              : value;
-    w.line("o", k, " = ", stored, ";");
+}
+
+// Output k's value as stored: a 16-bit float is rounded from float32; any other conversion goes
+// through jet_convert.
+std::string stored_output(const kernel_parts& p, unsigned k, const std::vector<std::uint16_t>& source) {
+  const kernel_desc& d = p.d;
+  const std::string value = value_name(d, p.v, source[d.out_nodes[k]]);
+  if (stored_as_bits(d.out_types[k])) return rounded(d.out_types[k], value);
+  if (d.nodes[d.out_nodes[k]].type != d.out_types[k]) return "jet_convert<" + p.out_type(k) + ">(" + value + ")";
+  return value;
+}
+
+// jet_element(outputs, inputs, scalars): one named temporary per node, and each output converted as
+// stored. A formula that costs more than outline_cost computes its nodes in jet_formula, a function
+// of its own that jet_element calls, so NVRTC compiles them once rather than in each of the
+// kernel's inlined copies of jet_element (9 in an elementwise kernel); a call costs a few
+// instructions next to such a formula's hundreds. Cheaper formulas are inlined whole, as small
+// kernels at the copy ceiling need.
+void element_function(source_writer& w, const kernel_parts& p) {
+  const kernel_desc& d = p.d;
+  const variant_key& v = p.v;
+  const std::vector<std::uint16_t> source = value_sources(d, v);
+  unsigned cost = 0;
+  for (unsigned i = 0; i < d.node_count; ++i) cost += source[i] == i ? op_cost(d.nodes[i]) : 0;
+  const bool outlined = cost > outline_cost_setting().value_or(outline_cost);
+
+  auto input_name = [&](unsigned k) { return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + number(k); };
+  std::string values, arguments;  // jet_element's parameters after its outputs, and their names
+  for (unsigned k = 0; k < p.inputs; ++k) {
+    values += ", " + p.in_type(k) + " " + input_name(k);
+    arguments += ", " + input_name(k);
+  }
+  for (unsigned k = 0; k < d.scalar_count; ++k) {
+    values += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
+    arguments += ", s" + number(k);
+  }
+  const std::string outputs = join(d.out_count, [&](unsigned k) { return p.out_type(k) + "& o" + number(k); });
+  w.line();
+  if (outlined) {
+    std::string members;
+    for (unsigned k = 0; k < d.out_count; ++k) members += p.out_type(k) + " o" + number(k) + "; ";
+    w.line("struct jet_outputs { ", members, "};");
+    w.open("__device__ __noinline__ jet_outputs jet_formula(", values.empty() ? "" : values.substr(2), ") {");
+    formula_lines(w, p, source);
+    w.line("return {", join(d.out_count, [&](unsigned k) { return stored_output(p, k, source); }), "};");
+    w.close();
+    w.open("__device__ __forceinline__ void jet_element(", outputs, values, ") {");
+    w.line("const jet_outputs r = jet_formula(", arguments.empty() ? "" : arguments.substr(2), ");");
+    for (unsigned k = 0; k < d.out_count; ++k) w.line("o", k, " = r.o", k, ";");
+  } else {
+    w.open("__device__ __forceinline__ void jet_element(", outputs, values, ") {");
+    formula_lines(w, p, source);
+    for (unsigned k = 0; k < d.out_count; ++k) w.line("o", k, " = ", stored_output(p, k, source), ";");
   }
   w.close();
   w.line();

@@ -125,8 +125,7 @@ slow_compile_report& slow_report() {
 }
 
 // A compile of an expression past the threshold, once per process: NVRTC's time grows with the
-// expression (its element function is inlined several times), and a user who sees a first
-// evaluation take seconds should learn why. jet's own kernels (nodes == 0) are slow by design.
+// expression, and a user who sees a first evaluation take seconds should learn why. jet's own kernels (nodes == 0) are slow by design.
 void report_if_slow(const std::string& expression, std::size_t nodes, const std::string& source, double ms) {
   slow_compile_report& r = slow_report();
   if (nodes == 0 || ms < 1000 * r.seconds.load() || r.reported.exchange(true)) return;

@@ -337,8 +337,7 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
     else
       align_strides(l, s, strides);
   };
-  // Every operand's strides over the output's dimensions.
-  std::int64_t distinct_strides[max_inputs][max_rank];
+  std::int64_t distinct_strides[max_inputs][max_rank];  // each distinct input's over the output's dimensions
   find_distinct_inputs(e, p, strides_over_s, s.rank(), distinct_strides);
   p.variant.shared = holding_repeats(e, p.variant);
   std::int64_t out_strides[max_outputs][max_rank];
