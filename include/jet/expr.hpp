@@ -139,6 +139,10 @@ struct counter {
 
   template <class B> static constexpr std::uint16_t flatten(B& b) {
     detail::node n{detail::op_id::counter, type};
+    // kernel_desc::counter_slots has a bit for each of the first 32 array operands; a counter past
+    // them stops the compile here (README, "Limits").
+    if (b.inputs >= 32)
+      throw "jet: random_uniform and random_normal must be among the first 32 array operands of an expression";
     b.counter_slots |= 1u << b.inputs;
     n.arg[0] = b.inputs++;
     return b.push(n);

@@ -56,7 +56,8 @@ variant_key default_variant(const kernel_desc& d);
 unsigned distinct_inputs(const kernel_desc& d, const variant_key& v);
 
 /// Whether input slot k is a counter (jet::counter), which reads no memory.
-inline bool is_counter(const kernel_desc& d, unsigned slot) { return d.counter_slots >> slot & 1; }
+// Counters are among the first 32 slots (the flattening refuses others), which counter_slots covers.
+inline bool is_counter(const kernel_desc& d, unsigned slot) { return slot < 32 && (d.counter_slots >> slot & 1); }
 
 /// Whether any operand needs the multi-index, or the kernel is a rows kernel (then the kernel takes
 /// the index space's extents).

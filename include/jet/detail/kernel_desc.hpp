@@ -110,7 +110,7 @@ struct kernel_desc {
   std::uint32_t input_count;
   std::uint32_t scalar_count;
   const dtype* input_types;               // dtype of each input slot
-  std::uint32_t counter_slots;            // input slots that are counters, not memory (bit k: slot k)
+  std::uint32_t counter_slots;            // input slots that are counters, not memory (bit k: slot k < 32)
   std::uint32_t out_count;                // outputs written by one kernel (jet::tie)
   const std::uint16_t* out_nodes;         // the node each output stores
   const dtype* out_types;                 // dtype of each output array
