@@ -1,6 +1,7 @@
 // Generated source: one masked kernel per expression, each distinct input a parameter loaded once,
 // scalars as arguments, the aliasing and alignment variants.
 #include "support/catch.hpp"
+#include "support/text.hpp"
 #include "support/operands.hpp"
 
 #include "codegen/elementwise.hpp"
@@ -14,13 +15,9 @@
 
 namespace {
 
-using jet::test::desc_of;
+using jet::test::occurrences;
 
-std::size_t count(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
-}
+using jet::test::desc_of;
 
 }  // namespace
 
@@ -28,8 +25,8 @@ TEST_CASE("relu(x + y) is one masked kernel with one named temporary per node", 
   auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8, 0x20000);
   const std::string src = jet::source(jet::relu(x + y));
   CAPTURE(src);
-  CHECK(count(src, "__global__") == 1);
-  CHECK(count(src, "extern \"C\"") == 1);
+  CHECK(occurrences(src, "__global__") == 1);
+  CHECK(occurrences(src, "extern \"C\"") == 1);
   CHECK(src.find("jet_kernel(float* __restrict__ out0, const float* __restrict__ in0, const float* __restrict__ in1, "
                  "const unsigned long long n)") != std::string::npos);
   CHECK(src.find("i < n") != std::string::npos);  // the tutorial's mask
@@ -74,10 +71,10 @@ TEST_CASE("each distinct input is one parameter, loaded once", "[cpu][codegen]")
   const std::string src = jet::detail::generate_source(d, v);
   CAPTURE(src);
   CHECK(jet::detail::distinct_inputs(d, v) == 2);
-  CHECK(count(src, "const float* __restrict__ in") == 2);
+  CHECK(occurrences(src, "const float* __restrict__ in") == 2);
   const unsigned vectors = jet::detail::shape_of(v).ilp;  // each vector of the thread's tile, written out
-  CHECK(count(src, "v0[k] = ") == vectors);
-  CHECK(count(src, "v1[k] = ") == vectors);
+  CHECK(occurrences(src, "v0[k] = ") == vectors);
+  CHECK(occurrences(src, "v1[k] = ") == vectors);
   CHECK(src.find("v2[k]") == std::string::npos);
   CHECK(src.find("jet_mul(x0, x0)") != std::string::npos);
   CHECK(src.find("jet_mul(x1, x0)") != std::string::npos);
@@ -133,8 +130,8 @@ TEST_CASE("float16 is stored as its bits, widened on load and rounded on store, 
   CHECK(src.find("jet_kernel(unsigned short* __restrict__ out0, const unsigned short* __restrict__ in0, "
                  "const unsigned short* __restrict__ in1, const double s0, const unsigned long long n)") !=
         std::string::npos);
-  CHECK(count(src, "asm(\"cvt.f32.f16 %0, %1;\"") == 1);
-  CHECK(count(src, "asm(\"cvt.rn.f16.f32 %0, %1;\"") == 1);
+  CHECK(occurrences(src, "asm(\"cvt.f32.f16 %0, %1;\"") == 1);
+  CHECK(occurrences(src, "asm(\"cvt.rn.f16.f32 %0, %1;\"") == 1);
   CHECK(src.find("bfloat16") == std::string::npos);  // only the conversions the kernel uses
   CHECK(src.find("const float x0 = jet_float16_to_float(stored_x0);") != std::string::npos);
   CHECK(src.find("const float t2 = jet_mul(x0, static_cast<float>(s0));") != std::string::npos);  // float32 math
@@ -152,7 +149,7 @@ TEST_CASE("bfloat16 widens by a shift and rounds by cvt.rn.bf16.f32, and a cast 
   CAPTURE(src);
   CHECK(src.find("#include") == std::string::npos);
   CHECK(src.find("return __uint_as_float(static_cast<unsigned>(h) << 16);") != std::string::npos);
-  CHECK(count(src, "asm(\"cvt.rn.bf16.f32 %0, %1;\"") == 1);
+  CHECK(occurrences(src, "asm(\"cvt.rn.bf16.f32 %0, %1;\"") == 1);
   CHECK(src.find("cvt.rn.f16.f32") == std::string::npos);
   CHECK(src.find("const float t3 = jet_bfloat16_to_float(jet_float_to_bfloat16(jet_cast(t2)));") != std::string::npos);
   CHECK(src.find("const float t5 = jet_add(t3, x1);") != std::string::npos);  // no rounding but the cast's

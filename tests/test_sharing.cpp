@@ -14,14 +14,10 @@
 
 namespace {
 
+using jet::test::occurrences;
+
 using jet::test::desc_of;
 using jet::test::fake_view;
-
-std::size_t count(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
-}
 
 // The source out = e compiles to, planned for the operands' addresses.
 template <class E> std::string planned_source(const E& e) {
@@ -57,8 +53,8 @@ TEST_CASE("a repeat holds for the same arrays and scalar values, and the kernel 
     CHECK(jet::test::planned_variant_of(fake_view<float>(8, 0x90000), e).shared == 0b11);
     const std::string src = planned_source(e);
     CAPTURE(src);
-    CHECK(count(src, "jet_exp(") == 2);  // its definition and one call
-    CHECK(count(src, "jet_mul(") == 2);
+    CHECK(occurrences(src, "jet_exp(") == 2);  // its definition and one call
+    CHECK(occurrences(src, "jet_mul(") == 2);
     CHECK(src.find("jet_add(t3, t3)") != std::string::npos);
     CHECK(src.find("2 repeated subexpressions computed once") != std::string::npos);
   }
@@ -66,7 +62,7 @@ TEST_CASE("a repeat holds for the same arrays and scalar values, and the kernel 
     const auto e = jet::exp(x * y) + jet::exp(x * z);
     CHECK(jet::test::planned_variant_of(fake_view<float>(8, 0x90000), e).shared == 0);
     const std::string src = planned_source(e);
-    CHECK(count(src, "jet_exp(") == 3);
+    CHECK(occurrences(src, "jet_exp(") == 3);
     CHECK(src.find("jet_add(t3, t7)") != std::string::npos);
   }
   SECTION("the inner repeat holds where the outer does not") {
@@ -74,13 +70,13 @@ TEST_CASE("a repeat holds for the same arrays and scalar values, and the kernel 
     const auto& d = desc_of(e);
     REQUIRE(d.repeat_count == 1);
     CHECK(jet::test::planned_variant_of(fake_view<float>(8, 0x90000), e).shared == 1);
-    CHECK(count(planned_source(e), "jet_mul(") == 3);  // definition, x * y once, and * z
+    CHECK(occurrences(planned_source(e), "jet_mul(") == 3);  // definition, x * y once, and * z
   }
   SECTION("scalars: the same value shares, another does not") {
     const std::string same = planned_source(jet::exp(x * 2.f) + jet::exp(x * 2.f));
     const std::string other = planned_source(jet::exp(x * 2.f) + jet::exp(x * 3.f));
-    CHECK(count(same, "jet_exp(") == 2);
-    CHECK(count(other, "jet_exp(") == 3);
+    CHECK(occurrences(same, "jet_exp(") == 2);
+    CHECK(occurrences(other, "jet_exp(") == 3);
   }
   SECTION("a view of other strides is another operand") {
     const jet::view<float> m(reinterpret_cast<float*>(0x40000), jet::shape{4, 4});

@@ -3,6 +3,7 @@
 // strided kernel with long rows a block per chunk of a row, and both kinds of source compile for
 // sm_90 in element sizes 1 to 8.
 #include "support/catch.hpp"
+#include "support/text.hpp"
 #include "support/planned.hpp"
 #include "support/random_layout.hpp"
 
@@ -25,16 +26,12 @@
 
 namespace {
 
+using jet::test::occurrences;
+
 using jet::detail::access;
 
 template <class T> jet::view<T> fake(const jet::shape& s, std::uintptr_t address) {
   return jet::view<T>(reinterpret_cast<T*>(address), s);
-}
-
-std::size_t count(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
 }
 
 // What evaluate() would launch for out = e: the variant and the kernel's source.
@@ -64,13 +61,13 @@ TEST_CASE("the planner tiles kernels with a transposed input", "[cpu][tiling]") 
   CHECK(p.variant.input_access[0] == access::transposed);
   CHECK(p.variant.input_access[1] == access::gather);
   CHECK(p.variant.output_access[0] == access::gather);
-  CHECK(count(p.source, "__shared__ float tile_in0[edge][edge + 1];") == 1);
-  CHECK(count(p.source, "__shared__") == 1);
-  CHECK(count(p.source, "__syncthreads();") == 1);  // no transposed output: no second barrier
-  CHECK(count(p.source, "tile_in0[c][r] = in0[base_in0 + r * is0.s[0] + c * is0.s[1]];") == 1);
-  CHECK(count(p.source, "v1[p] = in1[base_in1 + r * is1.s[0] + c * is1.s[1]];") == 1);
-  CHECK(count(p.source, "jet_element(result0, tile_in0[c][r], v1[p]);") == 1);
-  CHECK(count(p.source, "__launch_bounds__(256)") == 1);
+  CHECK(occurrences(p.source, "__shared__ float tile_in0[edge][edge + 1];") == 1);
+  CHECK(occurrences(p.source, "__shared__") == 1);
+  CHECK(occurrences(p.source, "__syncthreads();") == 1);  // no transposed output: no second barrier
+  CHECK(occurrences(p.source, "tile_in0[c][r] = in0[base_in0 + r * is0.s[0] + c * is0.s[1]];") == 1);
+  CHECK(occurrences(p.source, "v1[p] = in1[base_in1 + r * is1.s[0] + c * is1.s[1]];") == 1);
+  CHECK(occurrences(p.source, "jet_element(result0, tile_in0[c][r], v1[p]);") == 1);
+  CHECK(occurrences(p.source, "__launch_bounds__(256)") == 1);
   CHECK(compiles(p));
 
   // Reversed along its contiguous dimension, a transposed operand still reads whole sectors.
@@ -108,10 +105,10 @@ TEST_CASE("a transposed output is written through shared memory", "[cpu][tiling]
   CHECK(p.variant.output_access[0] == access::transposed);
   CHECK(p.variant.input_access[0] == access::gather);
   CHECK(p.variant.input_access[1] == access::transposed);
-  CHECK(count(p.source, "__shared__ double tile_out0[edge][edge + 1];") == 1);
-  CHECK(count(p.source, "tile_out0[c][r] = result0;") == 1);
-  CHECK(count(p.source, "out0[base_out0 + r * os0.s[0] + c * os0.s[1]] = tile_out0[c][r];") == 1);
-  CHECK(count(p.source, "__syncthreads();") == 2);
+  CHECK(occurrences(p.source, "__shared__ double tile_out0[edge][edge + 1];") == 1);
+  CHECK(occurrences(p.source, "tile_out0[c][r] = result0;") == 1);
+  CHECK(occurrences(p.source, "out0[base_out0 + r * os0.s[0] + c * os0.s[1]] = tile_out0[c][r];") == 1);
+  CHECK(occurrences(p.source, "__syncthreads();") == 2);
   CHECK(compiles(p));
 }
 
@@ -123,8 +120,8 @@ TEST_CASE("permutations tile the contiguous dimension next to the inner one", "[
   CHECK(p.variant.tiled);
   CHECK(p.variant.rank == 3);
   CHECK(p.variant.input_access[0] == access::transposed);
-  CHECK(count(p.source, "jet_unravel<index, 3>(index(blockIdx.x), tiles, idx);") == 1);
-  CHECK(count(p.source, "tile_in0[c][r] = in0[base_in0 + r * is0.s[1] + c * is0.s[2]];") == 1);
+  CHECK(occurrences(p.source, "jet_unravel<index, 3>(index(blockIdx.x), tiles, idx);") == 1);
+  CHECK(occurrences(p.source, "tile_in0[c][r] = in0[base_in0 + r * is0.s[1] + c * is0.s[2]];") == 1);
   CHECK(compiles(p));
   // 48 x 32 x 64: dimension 0 (48, contiguous for z) is moved next to the inner one; 32 batches of
   // 2 x 2 tiles.
@@ -174,7 +171,7 @@ TEST_CASE("transposed operands past the shared memory limit are gathered", "[cpu
   CHECK(p.variant.tiled);
   for (int k = 0; k < 5; ++k) CHECK(p.variant.input_access[k] == access::transposed);
   CHECK(p.variant.input_access[5] == access::gather);
-  CHECK(count(p.source, "__shared__") == 5);
+  CHECK(occurrences(p.source, "__shared__") == 5);
   CHECK(compiles(p));
 }
 
@@ -187,7 +184,7 @@ TEST_CASE("counters and broadcast operands in a tiled kernel read their offsets 
   CHECK(p.variant.input_access[0] == access::transposed);
   CHECK(p.variant.input_access[1] == access::gather);
   CHECK(p.variant.input_access[2] == access::gather);
-  CHECK(count(p.source, "v2[p] = base_in2 + r * is2.s[0] + c * is2.s[1];") == 1);  // the counter: no load
+  CHECK(occurrences(p.source, "v2[p] = base_in2 + r * is2.s[0] + c * is2.s[1];") == 1);  // the counter: no load
   CHECK(compiles(p));
 }
 
@@ -258,15 +255,16 @@ TEST_CASE("the heat step's shifted views get a block per chunk of a row, with no
   CHECK(p.variant.index32);
   for (int k = 0; k < 5; ++k) CHECK(p.variant.input_access[k] == access::unit);
   CHECK(p.variant.output_access[0] == access::unit);
-  CHECK(count(p.source, "constexpr unsigned threads = 128, ilp = 8, vec = 1,") == 1);
+  CHECK(occurrences(p.source, "constexpr unsigned threads = 128, ilp = 8, vec = 1,") == 1);
   // One unravel, per row (for rank 2 no division: the row's multi-index is the row), and offsets
   // by constants along the row.
-  CHECK(count(p.source, "jet_unravel<index, 2>(row, row_extents, idx);") == 1);
-  CHECK(count(p.source, "jet_unravel") == 2);  // its definition and that call
-  CHECK(count(p.source, "const float* __restrict__ in3_row = in3 + jet_offset(idx, is3);") == 1);
-  CHECK(count(p.source, "v3[k] = *reinterpret_cast<const jet_vec<float, vec>*>(in3_at + k * threads * vec);") == 1);
-  CHECK(count(p.source, "*reinterpret_cast<jet_vec<float, vec>*>(out0_at + k * threads * vec) = r0;") == 1);
-  CHECK(count(p.source, "out0_row[c] = r0;") == 1);  // the row's last chunk, masked
+  CHECK(occurrences(p.source, "jet_unravel<index, 2>(row, row_extents, idx);") == 1);
+  CHECK(occurrences(p.source, "jet_unravel") == 2);  // its definition and that call
+  CHECK(occurrences(p.source, "const float* __restrict__ in3_row = in3 + jet_offset(idx, is3);") == 1);
+  CHECK(occurrences(p.source, "v3[k] = *reinterpret_cast<const jet_vec<float, vec>*>(in3_at + k * threads * vec);") ==
+        1);
+  CHECK(occurrences(p.source, "*reinterpret_cast<jet_vec<float, vec>*>(out0_at + k * threads * vec) = r0;") == 1);
+  CHECK(occurrences(p.source, "out0_row[c] = r0;") == 1);  // the row's last chunk, masked
   CHECK(compiles(p));
 
   // 10 chunks of 1024 columns per row, a row of blocks per row.
@@ -292,7 +290,7 @@ TEST_CASE("rows whose every operand is aligned are read in vectors, whatever the
   CHECK(aligned.variant.rows);
   CHECK(aligned.variant.vec == 4);
   CHECK(aligned.variant.input_access[2] == access::broadcast);
-  CHECK(count(aligned.source, "{ const float b = *in2_at;") == 1);
+  CHECK(occurrences(aligned.source, "{ const float b = *in2_at;") == 1);
   CHECK(compiles(aligned));
   // One operand a float off: every operand element by element, coalesced.
   const planned shifted = plan(out.slice(1, 0, 998), x.slice(1, 2, 1000) + bias);
@@ -308,7 +306,7 @@ TEST_CASE("rows whose every operand is aligned are read in vectors, whatever the
   CAPTURE(mixed.source);
   CHECK(mixed.variant.rows);
   CHECK(mixed.variant.input_access[1] == access::linear);
-  CHECK(count(mixed.source, "in1_row = in1 + (long long)row * columns;") == 1);
+  CHECK(occurrences(mixed.source, "in1_row = in1 + (long long)row * columns;") == 1);
   CHECK(compiles(mixed));
 }
 
@@ -319,7 +317,7 @@ TEST_CASE("short rows, transposes and reductions keep their own kernels", "[cpu]
   const planned narrow = plan(out, x.slice(1, 1, 100) * 2.f);
   CHECK_FALSE(narrow.variant.rows);
   CHECK(narrow.variant.input_access[0] == access::gather);
-  CHECK(count(narrow.source, "jet_unravel<index, 2>(index(i), extents, idx);") >= 1);
+  CHECK(occurrences(narrow.source, "jet_unravel<index, 2>(index(i), extents, idx);") >= 1);
   // A transposed operand: tiled, not rows.
   auto square = fake<float>({4096, 4096}, 0x1000000), out2 = fake<float>({4096, 4096}, 0x5000000);
   const planned transposed = plan(out2, square.transpose() + square);
