@@ -24,8 +24,16 @@
 namespace bench {
 namespace {
 
+// n options in arrays of their own, as a user holds them (an expression refers to its arrays and
+// copies its views: arrays make the formula cheapest to build).
 struct options {
-  jet::view<float> s, x, t, call, put;
+  explicit options(std::size_t n)
+      : s(jet::eval(5.0f + 25.0f * jet::random_uniform(jet::shape{static_cast<std::int64_t>(n)}, 1))),
+        x(jet::eval(1.0f + 99.0f * jet::random_uniform(jet::shape{static_cast<std::int64_t>(n)}, 2))),
+        t(jet::eval(0.25f + 9.75f * jet::random_uniform(jet::shape{static_cast<std::int64_t>(n)}, 3))),
+        call(n),
+        put(n) {}
+  jet::array<float> s, x, t, call, put;
 };
 
 // The first evaluation in the process, with the disk cache off: NVRTC compiles the kernel.
@@ -65,19 +73,15 @@ double l1_difference(const jet::view<float>& a, const jet::view<float>& b) {
 }  // namespace
 
 void black_scholes(bool jet_only) {
-  const std::size_t sizes[] = {4000000, std::size_t{1} << 24, std::size_t{1} << 26}, most = sizes[2];
-  const jet::shape all{static_cast<std::int64_t>(most)};
-  // The sample's ranges: prices in [5, 30], strikes in [1, 100], years in [0.25, 10].
-  jet::array<float> s = jet::eval(5.0f + 25.0f * jet::random_uniform(all, 1)),
-                    x = jet::eval(1.0f + 99.0f * jet::random_uniform(all, 2)),
-                    t = jet::eval(0.25f + 9.75f * jet::random_uniform(all, 3)), call(most), put(most), hand_call(most),
-                    hand_put(most);
+  const std::size_t sizes[] = {4000000, std::size_t{1} << 24, std::size_t{1} << 26};
   for (std::size_t n : sizes) {
-    options o{{s.data(), n}, {x.data(), n}, {t.data(), n}, {call.data(), n}, {put.data(), n}};
+    // The sample's ranges: prices in [5, 30], strikes in [1, 100], years in [0.25, 10].
+    options o(n);
     auto jet_prices = [&] { jet::tie(o.call, o.put) = black_scholes::prices(o.s, o.x, o.t); };
     if (n == sizes[0]) {
       cold_compile(o);
-      const std::string source = jet::test::planned_source_of(black_scholes::prices(o.s, o.x, o.t), o.call, o.put);
+      const std::string source = jet::test::planned_source_of(black_scholes::prices(o.s, o.x, o.t),
+                                                              jet::view<float>(o.call), jet::view<float>(o.put));
       print_calls("jet", {jet::test::op_calls(source, "log"), jet::test::op_calls(source, "exp"),
                           jet::test::op_calls(source, "sqrt")});
     }
@@ -90,7 +94,7 @@ void black_scholes(bool jet_only) {
     report("jet", "black_scholes", "float32", n, median_ms(jet_prices, reps), bytes);
 #ifdef JET_BENCH_NATIVE
     if (jet_only) continue;
-    const jet::view<float> hc(hand_call.data(), n), hp(hand_put.data(), n);
+    jet::array<float> hc(n), hp(n);
     auto hand = [&] {
       run_black_scholes(o.s.data(), o.x.data(), o.t.data(), hc.data(), hp.data(), n, black_scholes::riskfree,
                         black_scholes::volatility);

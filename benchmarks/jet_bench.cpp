@@ -547,7 +547,7 @@ double evaluate_all_ms(const std::vector<runtime_expression>& expressions, std::
   for (std::size_t k = 0; k < count; ++k) {
     const jet::detail::kernel_desc d = expressions[k].desc();
     std::vector<const void*> inputs(d.input_count);
-    std::vector<jet::detail::layout> layouts(d.input_count, l);
+    std::vector<const jet::detail::layout*> layouts(d.input_count, &l);
     for (unsigned slot = 0; slot < d.input_count; ++slot) inputs[slot] = slot % 2 ? y.data() : x.data();
     void* out = z.data();
     jet::detail::evaluate({d, slots[k], &out, &l, inputs.data(), layouts.data(), nullptr});

@@ -32,7 +32,8 @@ void measure(const char* name, const jet::test::formula& f, const std::vector<je
   for (const jet::array<float>& a : inputs) in_pointers.push_back(a.data());
   std::vector<jet::detail::scalar_value> scalars(f.scalar_values().size());
   for (std::size_t k = 0; k < scalars.size(); ++k) std::memcpy(scalars[k].bytes, &f.scalar_values()[k], sizeof(float));
-  const std::vector<jet::detail::layout> out_layouts(d.out_count, l), in_layouts(d.input_count, l);
+  const std::vector<jet::detail::layout> out_layouts(d.out_count, l);
+  const std::vector<const jet::detail::layout*> in_layouts(d.input_count, &l);
   jet::detail::kernel_slot slot;
   const jet::detail::evaluation e{
       d, slot, out_pointers.data(), out_layouts.data(), in_pointers.data(), in_layouts.data(), scalars.data()};

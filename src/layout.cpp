@@ -100,10 +100,10 @@ layout broadcast_layout(const layout& l, const jet::shape& to) {
   return r;
 }
 
-jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs) {
-  jet::shape result = inputs[0].extents;
+jet::shape broadcast_shape(const kernel_desc& desc, const layout* const* inputs) {
+  jet::shape result = inputs[0]->extents;
   for (unsigned k = 1; k < desc.input_count; ++k) {
-    const jet::shape& s = inputs[k].extents;
+    const jet::shape& s = inputs[k]->extents;
     if (s == result) continue;  // the common case: nothing to broadcast
     jet::shape merged;
     const int rank = std::max(result.rank(), s.rank());

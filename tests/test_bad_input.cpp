@@ -45,7 +45,8 @@ void copy_through_core(const void* in, void* out, std::size_t n) {
   const jet::detail::layout l = jet::detail::layout::contiguous(jet::shape::of_size(n));
   void* outputs[] = {out};
   const void* inputs[] = {in};
-  jet::detail::evaluate({desc, slot, outputs, &l, inputs, &l, nullptr});
+  const jet::detail::layout* input_layouts[] = {&l};
+  jet::detail::evaluate({desc, slot, outputs, &l, inputs, input_layouts, nullptr});
 }
 
 }  // namespace
@@ -172,7 +173,8 @@ TEST_CASE("bad input: a view whose furthest element is past 2^63 - 1 elements or
   const jet::detail::layout far{jet::shape{2}, {max}}, out = jet::detail::layout::contiguous(jet::shape{2});
   void* outputs[] = {reinterpret_cast<void*>(0x20000)};
   const void* inputs[] = {p};
-  CHECK_THROWS_AS(jet::detail::evaluate({desc, slot, outputs, &out, inputs, &far, nullptr}), jet::shape_error);
+  const jet::detail::layout* input_layouts[] = {&far};
+  CHECK_THROWS_AS(jet::detail::evaluate({desc, slot, outputs, &out, inputs, input_layouts, nullptr}), jet::shape_error);
 }
 
 TEST_CASE("bad input: operands whose broadcast shape has more than 2^63 - 1 elements are a shape_error",

@@ -585,7 +585,7 @@ TEST_CASE("every random case, fused and unfused, passes the core's checks and pl
       const auto& o = r.operands[r.slot_operand[slot]];
       inputs.push_back(address(r.slot_operand[slot]) + o.where.first * jet::size_of(o.type));
     }
-    const std::vector<jet::detail::layout> layouts = r.input_layouts();
+    const std::vector<const jet::detail::layout*> layouts = r.input_layouts();
     void* out = address(7) + r.output.first * jet::size_of(r.out_type[0]);
     jet::detail::kernel_slot slot;
     const jet::detail::evaluation fused{d, slot, &out, &r.output.view, inputs.data(), layouts.data(), r.scalars.data()};

@@ -112,7 +112,7 @@ case_outcome run_case(const random_expression& r) {
     const auto& o = r.operands[r.slot_operand[slot]];
     inputs.push_back(operands[r.slot_operand[slot]].at(o.type, o.where.first));
   }
-  const std::vector<jet::detail::layout> layouts = r.input_layouts();
+  const std::vector<const jet::detail::layout*> layouts = r.input_layouts();
   const std::size_t n = r.shape.size();
   // Fused: the whole description, one kernel, into the poisoned output's view.
   const device_memory fused(r.output.allocation * jet::size_of(out_type));

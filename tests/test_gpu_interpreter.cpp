@@ -182,7 +182,7 @@ TEST_CASE("interpreter: 200 random expressions, interpreted and compiled, agree"
       const auto& o = r.operands[r.slot_operand[slot]];
       inputs.push_back(static_cast<char*>(operands[r.slot_operand[slot]]->p) + o.where.first * jet::size_of(o.type));
     }
-    const std::vector<jet::detail::layout> layouts = r.input_layouts();
+    const std::vector<const jet::detail::layout*> layouts = r.input_layouts();
     const jet::dtype out_type = r.out_type[0];
     auto run = [&](jit_policy policy) {
       policy_scope scope(policy);

@@ -101,7 +101,7 @@ void add_fuzz_cases(snapshot& s) {
     const std::string label = "case " + std::to_string(i);
     const kernel_desc d = r.desc();
     case_addresses at = addresses_of(r);
-    const std::vector<jet::detail::layout> layouts = r.input_layouts();
+    const std::vector<const jet::detail::layout*> layouts = r.input_layouts();
     jet::detail::kernel_slot slot;
     const jet::detail::evaluation e{
         d, slot, &at.output, &r.output.view, at.inputs.data(), layouts.data(), r.scalars.data()};

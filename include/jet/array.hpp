@@ -91,8 +91,8 @@ template <class T> class view {
     detail::bound_one<T, E>(e).evaluate_into(&out, &layout_);
     return *this;
   }
-  view& operator=(const view& o) { return *this = terminal<T>{o.data(), o.layout()}; }
-  view& operator=(const array<T>& a) { return *this = terminal<T>{a.data(), a.layout()}; }
+  view& operator=(const view& o) { return *this = terminal<T>{{}, o.data(), o.layout()}; }
+  view& operator=(const array<T>& a) { return *this = array_terminal<T>{{}, &a}; }
   JET_COMPOUND_ASSIGNMENTS(view, *this)
 
   const jet::shape& shape() const { return layout_.extents; }
@@ -159,19 +159,20 @@ template <class T> class array {
   explicit array(std::size_t n) : array(jet::shape::of_size(n)) {}
   /// An array of shape s, uninitialized.
   explicit array(const jet::shape& s)
-      : data_(static_cast<T*>(detail::device_alloc(detail::bytes_of(s, sizeof(T))))), shape_(s) {}
+      : data_(static_cast<T*>(detail::device_alloc(detail::bytes_of(s, sizeof(T))))),
+        layout_(detail::layout::contiguous(s)) {}
   /// Evaluates e into a new array of e's shape.
   template <expression E> array(const E& e) { *this = e; }
   array(array&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), shape_(std::exchange(o.shape_, jet::shape::of_size(0))) {}
+      : data_(std::exchange(o.data_, nullptr)), layout_(std::exchange(o.layout_, empty_layout())) {}
   array& operator=(array&& o) noexcept {
     std::swap(data_, o.data_);
-    std::swap(shape_, o.shape_);
+    std::swap(layout_, o.layout_);
     return *this;
   }
-  array(const array&) = delete;                                                  // copies are explicit: clone()
-  array& operator=(const array&) = delete;                                       // copies are explicit: a = b.clone()
-  ~array() { detail::device_free(data_, detail::bytes_of(shape_, sizeof(T))); }  // checked when allocated
+  array(const array&) = delete;                                                   // copies are explicit: clone()
+  array& operator=(const array&) = delete;                                        // copies are explicit: a = b.clone()
+  ~array() { detail::device_free(data_, detail::bytes_of(shape(), sizeof(T))); }  // checked when allocated
 
   /// Evaluates e into this array; when e has another shape the array is reallocated, as
   /// std::vector's assignment would. `x = x + y` reads and writes x in place.
@@ -179,8 +180,8 @@ template <class T> class array {
     detail::bound_one<T, E> b(e);
     const jet::shape s = b.shape();
     array fresh;
-    if (!(s == shape_)) fresh = array(s);
-    array& target = s == shape_ ? *this : fresh;
+    if (!(s == shape())) fresh = array(s);
+    array& target = s == shape() ? *this : fresh;
     void* out = target.data_;
     const detail::layout l = target.layout();
     b.evaluate_into(&out, &l);
@@ -188,18 +189,18 @@ template <class T> class array {
     return *this;
   }
   /// Evaluates the view's elements into this array (an explicit copy).
-  array& operator=(const jet::view<T>& v) { return *this = terminal<T>{v.data(), v.layout()}; }
+  array& operator=(const jet::view<T>& v) { return *this = terminal<T>{{}, v.data(), v.layout()}; }
   JET_COMPOUND_ASSIGNMENTS(array, jet::view<T>(*this))
 
-  const jet::shape& shape() const { return shape_; }
-  int rank() const { return shape_.rank(); }
-  std::size_t size() const { return shape_.size(); }
+  const jet::shape& shape() const { return layout_.extents; }
+  int rank() const { return shape().rank(); }
+  std::size_t size() const { return shape().size(); }
   bool empty() const { return size() == 0; }
   static constexpr jet::dtype dtype() { return dtype_of<T>(); }
   /// The device pointer.
   T* data() { return data_; }
   const T* data() const { return data_; }
-  detail::layout layout() const { return detail::layout::contiguous(shape_); }
+  const detail::layout& layout() const { return layout_; }
 
   jet::view<T> view() { return jet::view<T>(*this); }
   jet::view<T> slice(int dim, std::int64_t start, std::int64_t stop, std::int64_t step = 1) {
@@ -211,11 +212,11 @@ template <class T> class array {
   jet::view<T> broadcast_to(const jet::shape& s) { return view().broadcast_to(s); }
 
   array clone() const {
-    array c(shape_);
-    detail::copy_on_device(c.data_, data_, detail::bytes_of(shape_, sizeof(T)));
+    array c(shape());
+    detail::copy_on_device(c.data_, data_, detail::bytes_of(shape(), sizeof(T)));
     return c;
   }
-  std::vector<T> to_host() const { return detail::download(data_, shape_); }
+  std::vector<T> to_host() const { return detail::download(data_, shape()); }
   /// The element of a one-element array (a reduction's result) on the host.
   T item() const {
     if (size() != 1)
@@ -224,15 +225,17 @@ template <class T> class array {
   }
 
  private:
+  static detail::layout empty_layout() { return detail::layout::contiguous(jet::shape::of_size(0)); }
+
   T* data_ = nullptr;
-  jet::shape shape_ = jet::shape::of_size(0);
+  detail::layout layout_ = empty_layout();  // C order: expressions refer to it
 };
 
 #undef JET_COMPOUND_ASSIGNMENTS
 
 template <class T> std::vector<T> view<T>::to_host() const {
   if (is_contiguous()) return detail::download(data_, shape());
-  return array<T>(terminal<T>{data_, layout_}).to_host();
+  return array<T>(terminal<T>{{}, data_, layout_}).to_host();
 }
 
 /// Copies host data into a new device array of shape s (default: 1-D).

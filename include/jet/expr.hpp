@@ -89,23 +89,23 @@ template <class Op, class... Args> inline constexpr typing typing_of = [] {
 /// The run-time values of an expression's leaves, in slot order.
 template <std::size_t Inputs, std::size_t Scalars> struct leaves {
   std::array<const void*, Inputs> input{};
-  std::array<layout, Inputs> layouts{};
+  std::array<const layout*, Inputs> layouts{};
   std::array<scalar_value, Scalars> scalar{};
   std::size_t inputs = 0, scalars = 0;
 };
 
 }  // namespace detail
 
-/// An array operand: the device pointer and layout of an array or view.
-template <class T> struct terminal {
+namespace detail::tree {  // not jet::detail, for the reason tree::subtree gives
+
+/// What every array operand is to a kernel: an input slot of dtype T, whose pointer and layout
+/// Leaf (the operand's type) gives when the expression is evaluated.
+template <class T, class Leaf> struct array_leaf {
   static constexpr dtype type = dtype_of<T>();
   static constexpr bool weak = false;
   static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
   static constexpr std::size_t depth = 1;
   static constexpr bool too_deep = false;
-
-  const T* data;
-  detail::layout layout;
 
   template <class B> static constexpr std::uint16_t flatten(B& b) {
     detail::node n{detail::op_id::input, type};
@@ -113,16 +113,39 @@ template <class T> struct terminal {
     return b.push(n);
   }
   template <class L> void collect(L& l) const {
-    l.input[l.inputs] = data;
-    l.layouts[l.inputs++] = layout;
+    const Leaf& leaf = static_cast<const Leaf&>(*this);
+    l.input[l.inputs] = leaf.data();
+    l.layouts[l.inputs++] = &leaf.layout();
   }
+};
+
+}  // namespace detail::tree
+
+/// A view operand: the view's device pointer and layout, copied.
+template <class T> struct terminal : detail::tree::array_leaf<T, terminal<T>> {
+  const T* pointer;
+  detail::layout strides;
+
+  const T* data() const { return pointer; }
+  const detail::layout& layout() const { return strides; }
+};
+
+/// An array operand, by reference: 8 bytes, so that a formula that names its arrays many times
+/// (every use of a named sub-expression copies its operands) is cheap to build. The expression
+/// reads the array's pointer and shape when it is evaluated, so the array must outlive it, as its
+/// memory must.
+template <class T> struct array_terminal : detail::tree::array_leaf<T, array_terminal<T>> {
+  const array<T>* source;
+
+  const T* data() const { return source->data(); }
+  const detail::layout& layout() const { return source->layout(); }
 };
 
 /// An array operand that was a temporary (`from_host(h) + y`): the expression keeps it alive, so
 /// an expression never dangles on a temporary.
-template <class T> struct owning_terminal : terminal<T> {
-  explicit owning_terminal(array<T>&& a)
-      : terminal<T>{a.data(), a.layout()}, owner(std::make_shared<const array<T>>(std::move(a))) {}
+template <class T> struct owning_terminal : array_terminal<T> {
+  explicit owning_terminal(array<T>&& a) : owning_terminal(std::make_shared<const array<T>>(std::move(a))) {}
+  explicit owning_terminal(std::shared_ptr<const array<T>> a) : array_terminal<T>{{}, a.get()}, owner(std::move(a)) {}
   std::shared_ptr<const array<T>> owner;
 };
 
@@ -136,6 +159,7 @@ struct counter {
   static constexpr bool too_deep = false;
 
   jet::shape extents;
+  detail::layout layout = detail::layout::contiguous(extents);  // what the planner reads
 
   template <class B> static constexpr std::uint16_t flatten(B& b) {
     detail::node n{detail::op_id::counter, type};
@@ -149,7 +173,7 @@ struct counter {
   }
   template <class L> void collect(L& l) const {
     l.input[l.inputs] = nullptr;
-    l.layouts[l.inputs++] = detail::layout::contiguous(extents);
+    l.layouts[l.inputs++] = &layout;
   }
 };
 
@@ -219,6 +243,7 @@ namespace detail {
 
 template <class T> inline constexpr bool is_expression_v = false;
 template <class T> inline constexpr bool is_expression_v<terminal<T>> = true;
+template <class T> inline constexpr bool is_expression_v<array_terminal<T>> = true;
 template <class T> inline constexpr bool is_expression_v<owning_terminal<T>> = true;
 template <class T> inline constexpr bool is_expression_v<scalar<T>> = true;
 template <class Op, class... A> inline constexpr bool is_expression_v<apply<Op, A...>> = true;
@@ -257,8 +282,10 @@ template <class T> auto as_expr(T&& x) {
     return U(std::forward<T>(x));
   else if constexpr (is_array_v<U> && !std::is_lvalue_reference_v<T>)
     return owning_terminal<typename U::value_type>(std::move(x));
-  else if constexpr (is_array_v<U> || is_view_v<U>)
-    return terminal<typename U::value_type>{x.data(), x.layout()};
+  else if constexpr (is_array_v<U>)
+    return array_terminal<typename U::value_type>{{}, &x};
+  else if constexpr (is_view_v<U>)
+    return terminal<typename U::value_type>{{}, x.data(), x.layout()};
   else
     return scalar<U>{static_cast<cpp_type<scalar_dtype_of<U>()>>(x)};
 }

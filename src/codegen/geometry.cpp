@@ -3,9 +3,11 @@
 #include "codegen/spelling.hpp"
 #include "settings.hpp"
 
+#include <jet/detail/sharing.hpp>
 #include <jet/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 namespace jet::detail {
@@ -46,6 +48,14 @@ variant_key default_variant(const kernel_desc& d) {
   return v;
 }
 
+void scalar_parameters(const kernel_desc& d, const variant_key& v, bool* taken) {
+  std::fill(taken, taken + d.scalar_count, true);
+  for (std::uint64_t shared = v.shared; shared; shared &= shared - 1) {
+    const repeat& r = d.repeats[std::countr_zero(shared)];
+    std::fill(taken + r.scalar_first, taken + r.scalar_first + r.scalar_count, false);
+  }
+}
+
 unsigned distinct_inputs(const kernel_desc& d, const variant_key& v) {
   unsigned count = 0;
   for (unsigned k = 0; k < d.input_count; ++k) count = std::max(count, v.unique_of[k] + 1u);
@@ -54,7 +64,8 @@ unsigned distinct_inputs(const kernel_desc& d, const variant_key& v) {
 
 bool uses_index_space(const kernel_desc& d, const variant_key& v) {
   bool strided = v.rows;  // a rows kernel finds its rows' length and count in the extents
-  for (unsigned k = 0; k < distinct_inputs(d, v); ++k) strided |= v.input_access[k] != access::linear;
+  const unsigned inputs = distinct_inputs(d, v);
+  for (unsigned k = 0; k < inputs; ++k) strided |= v.input_access[k] != access::linear;
   for (unsigned k = 0; k < d.out_count; ++k) strided |= v.output_access[k] != access::linear;
   return strided;
 }

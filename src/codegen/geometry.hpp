@@ -55,6 +55,11 @@ variant_key default_variant(const kernel_desc& d);
 /// Number of distinct array inputs (kernel parameters) under a variant.
 unsigned distinct_inputs(const kernel_desc& d, const variant_key& v);
 
+/// Which scalar slots a kernel of (d, v) takes as parameters (taken[k], for each of d's slots):
+/// all but those inside the later copies of the repeats that hold (v.shared), whose values are the
+/// earlier subtrees' and are computed from their scalars.
+void scalar_parameters(const kernel_desc& d, const variant_key& v, bool* taken);
+
 /// Whether input slot k is a counter (jet::counter), which reads no memory.
 // Counters are among the first 32 slots (the flattening refuses others), which counter_slots covers.
 inline bool is_counter(const kernel_desc& d, unsigned slot) { return slot < 32 && (d.counter_slots >> slot & 1); }

@@ -162,10 +162,8 @@ void element_function(source_writer& w, const kernel_parts& p) {
     values += ", " + p.in_type(k) + " " + input_name(k);
     arguments += ", " + input_name(k);
   }
-  for (unsigned k = 0; k < d.scalar_count; ++k) {
-    values += ", " + value_type(scalar_type(d, k)) + " s" + number(k);
-    arguments += ", s" + number(k);
-  }
+  values += p.scalar_params("");
+  arguments += p.scalar_args();
   const std::string outputs = join(d.out_count, [&](unsigned k) { return p.out_type(k) + "& o" + number(k); });
   w.line();
   if (outlined) {
@@ -224,14 +222,20 @@ void kernel_parts::prelude(source_writer& w, const std::string& what) const {
   element_function(w, *this);
 }
 
+std::string kernel_parts::scalar_params(const char* qualifier) const {
+  std::string params;
+  for (unsigned k = 0; k < d.scalar_count; ++k)
+    if (scalar_taken[k]) params += ", " + (qualifier + value_type(scalar_type(d, k))) + " s" + number(k);
+  return params;
+}
+
 std::string kernel_parts::input_params() const {
   std::string params;
   for (unsigned k = 0; k < inputs; ++k) {
     if (!counter_input(k)) params += ", const " + in_type(k) + "*" + restrict_ + " in" + number(k);
     if (v.input_access[k] != access::linear) params += ", const jet_strides<" + rank + "> is" + number(k);
   }
-  for (unsigned k = 0; k < d.scalar_count; ++k) params += ", const " + value_type(scalar_type(d, k)) + " s" + number(k);
-  return params;
+  return params + scalar_params("const ");
 }
 
 void kernel_parts::open_kernel(source_writer& w, unsigned threads, const std::string& outputs,

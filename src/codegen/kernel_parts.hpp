@@ -10,6 +10,7 @@
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/detail/core.hpp>
 
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,11 @@ struct kernel_parts {
   bool indexed = uses_index_space(d, v);
   std::string rank = number(v.rank);
   std::string restrict_ = v.out_aliases_input ? "" : " __restrict__";
+  std::array<bool, max_scalars> scalar_taken = [this] {
+    std::array<bool, max_scalars> taken;
+    scalar_parameters(d, v, taken.data());
+    return taken;
+  }();
 
   std::string in_type(unsigned k) const { return storage_type(distinct_type(d, v, k)); }
   std::string out_type(unsigned k) const { return storage_type(d.out_types[k]); }
@@ -41,9 +47,12 @@ struct kernel_parts {
     while (v.unique_of[slot] != k) ++slot;
     return is_counter(d, slot);
   }
+  // The scalar parameters, each after a comma: `type sK` (declarations) or `sK`.
+  std::string scalar_params(const char* qualifier) const;
   std::string scalar_args() const {
     std::string args;
-    for (unsigned k = 0; k < d.scalar_count; ++k) args += ", s" + number(k);
+    for (unsigned k = 0; k < d.scalar_count; ++k)
+      if (scalar_taken[k]) args += ", s" + number(k);
     return args;
   }
   // The multi-index of element i, for strided operands.

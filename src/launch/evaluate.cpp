@@ -84,7 +84,10 @@ void pack_inputs(const evaluation& e, const plan& p, std::size_t n, parameters& 
     if (!is_counter(d, p.distinct_slot[k])) a.params[a.count++] = &a.inputs[k];
     if (v.input_access[k] != access::linear) a.params[a.count++] = const_cast<std::int64_t*>(p.input_strides[k]);
   }
-  for (unsigned k = 0; k < d.scalar_count; ++k) a.params[a.count++] = const_cast<scalar_value*>(&e.scalars[k]);
+  bool taken[max_scalars];
+  scalar_parameters(d, v, taken);
+  for (unsigned k = 0; k < d.scalar_count; ++k)
+    if (taken[k]) a.params[a.count++] = const_cast<scalar_value*>(&e.scalars[k]);
   a.n = n;
   a.params[a.count++] = &a.n;
   if (uses_index_space(d, v)) a.params[a.count++] = const_cast<std::int64_t*>(p.extents);
@@ -146,7 +149,8 @@ void copy(void* out, const layout& out_layout, const void* in, const layout& in_
   });
   void* outputs[] = {out};
   const void* inputs[] = {in};
-  evaluate({k.desc, k.slot, outputs, &out_layout, inputs, &in_layout, nullptr});
+  const layout* input_layouts[] = {&in_layout};
+  evaluate({k.desc, k.slot, outputs, &out_layout, inputs, input_layouts, nullptr});
 }
 
 }  // namespace

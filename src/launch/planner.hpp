@@ -35,6 +35,14 @@ jet::shape index_space(const evaluation& e);
 /// invalid_argument when an operand or output of a non-empty evaluation is null.
 void check_pointers(const evaluation& e, const jet::shape& s);
 
+/// The strides of layout l over the index space s (of at least l's rank), as NumPy broadcasts: a
+/// missing leading dimension or one of extent 1 has stride 0.
+void align_strides(const layout& l, const jet::shape& s, std::int64_t* strides);
+
+/// Whether an operand of elements of `size` bytes at `data`, with these strides over `rank`
+/// dimensions, starts every row (the inner dimension's run) on a boundary of `vec` elements.
+bool rows_aligned_for(unsigned vec, const void* data, const std::int64_t* strides, int rank, int size);
+
 /// The plan of e over the index space `output_shape`. invalid_argument when an output repeats
 /// elements or two outputs overlap.
 plan make_plan(const evaluation& e, const jet::shape& output_shape);

@@ -279,10 +279,11 @@ struct random_expression {
   double special_rate = 0;
 
   detail::kernel_desc desc() const { return runtime_desc(nodes, input_types, scalars.size(), out_node, out_type); }
-  /// The layout of each input slot: its operand's view.
-  std::vector<detail::layout> input_layouts() const {
-    std::vector<detail::layout> l;
-    for (std::uint8_t o : slot_operand) l.push_back(operands[o].where.view);
+  /// The layout of each input slot: its operand's view (a slot that repeats an operand repeats the
+  /// pointer, as an expression's leaves do).
+  std::vector<const detail::layout*> input_layouts() const {
+    std::vector<const detail::layout*> l;
+    for (std::uint8_t o : slot_operand) l.push_back(&operands[o].where.view);
     return l;
   }
   /// How many nodes lie on the longest path from the root to a leaf.

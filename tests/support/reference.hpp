@@ -94,9 +94,10 @@ template <dtype D> auto as_operand(long double v) {
 
 /// The value of element i (C order) of expression e over the index space `space` (null: the
 /// operands' own 1-D indexing).
-template <class T>
-long double reference(const terminal<T>& t, std::size_t i, const host_inputs& h, const jet::shape* space = nullptr) {
-  return h.at(t.data, offset_of(t.layout, i, space));
+template <class T, class Leaf> long double reference(const jet::detail::tree::array_leaf<T, Leaf>& t, std::size_t i,
+                                                     const host_inputs& h, const jet::shape* space = nullptr) {
+  const Leaf& leaf = static_cast<const Leaf&>(t);
+  return h.at(leaf.data(), offset_of(leaf.layout(), i, space));
 }
 inline long double reference(const counter& c, std::size_t i, const host_inputs&, const jet::shape* space = nullptr) {
   return static_cast<long double>(offset_of(jet::detail::layout::contiguous(c.extents), i, space));

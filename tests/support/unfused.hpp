@@ -95,18 +95,19 @@ struct unfused_array {
 /// slot) and scalars: allocate(bytes) gives the memory of each step's result, evaluate(evaluation)
 /// runs each step. Returns where the last step stored the output.
 template <class Allocate, class Evaluate>
-unfused_array evaluate_unfused(const detail::kernel_desc& d, const void* const* inputs, const detail::layout* layouts,
-                               const detail::scalar_value* scalars, Allocate&& allocate, Evaluate&& evaluate) {
+unfused_array evaluate_unfused(const detail::kernel_desc& d, const void* const* inputs,
+                               const detail::layout* const* layouts, const detail::scalar_value* scalars,
+                               Allocate&& allocate, Evaluate&& evaluate) {
   std::vector<unfused_array> array_of_node(d.node_count);  // the first step that stored each node
   std::vector<bool> stored(d.node_count, false);
   unfused_array last{};
   for (const unfused_step& step : unfused_steps(d)) {
     const detail::kernel_desc sd = step.desc();
     std::vector<const void*> step_inputs;
-    std::vector<detail::layout> step_layouts;
+    std::vector<const detail::layout*> step_layouts;
     for (const auto& from : step.inputs) {
       step_inputs.push_back(from.original_slot ? inputs[from.index] : array_of_node[from.index].data);
-      step_layouts.push_back(from.original_slot ? layouts[from.index] : array_of_node[from.index].layout);
+      step_layouts.push_back(from.original_slot ? layouts[from.index] : &array_of_node[from.index].layout);
     }
     std::vector<detail::scalar_value> step_scalars;
     for (unsigned slot : step.scalar_slots) step_scalars.push_back(scalars[slot]);

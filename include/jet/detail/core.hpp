@@ -96,7 +96,7 @@ struct evaluation {
   void* const* outputs;
   const layout* output_layouts;
   const void* const* inputs;
-  const layout* input_layouts;
+  const layout* const* input_layouts;  // per input slot: the array's or view's own, so a slot repeats a pointer
   const scalar_value* scalars;
 };
 
@@ -111,7 +111,7 @@ inline constexpr std::optional<int> all_axes = std::nullopt;
 /// or () for all_axes. invalid_argument naming the axis, the shape and its rank when there is no
 /// such axis, or when a result would combine no elements and the reduction has no value for that
 /// (max, min).
-jet::shape reduced_shape(const kernel_desc& desc, const layout* inputs, std::optional<int> axis);
+jet::shape reduced_shape(const kernel_desc& desc, const layout* const* inputs, std::optional<int> axis);
 
 /// Reduces the inputs over `axis` into e.outputs[0], a contiguous array of reduced_shape; one
 /// launch.
@@ -119,7 +119,7 @@ void reduce(const evaluation& e, std::optional<int> axis);
 
 /// The NumPy broadcast of the inputs' shapes; shape_error naming both shapes (and the expression)
 /// when two cannot be broadcast together.
-jet::shape broadcast_shape(const kernel_desc& desc, const layout* inputs);
+jet::shape broadcast_shape(const kernel_desc& desc, const layout* const* inputs);
 
 /// Compiles, in parallel threads, the kernels these evaluations will launch. Their outputs may be
 /// null: an aligned, contiguous output of the expressions' shape is assumed.
