@@ -89,8 +89,8 @@ template <class I, int R> __device__ __forceinline__ long long jet_offset(const 
 
 // What a node costs NVRTC, a plain op 1: sin and cos carry a long argument reduction, pow a long
 // routine, the other libdevice ops short ones; a user function's body is unknown.
-unsigned op_cost(const node& n) {
-  switch (n.op) {
+unsigned op_cost(op_id op) {
+  switch (op) {
     case op_id::sin:
     case op_id::cos: return 64;
     case op_id::pow: return 32;
@@ -142,19 +142,39 @@ std::string stored_output(const kernel_parts& p, unsigned k, const std::vector<s
   return value;
 }
 
+// How a kernel compiles its formula. One that costs more than outline_cost computes its nodes in
+// jet_formula, a function of its own that jet_element calls, so NVRTC compiles them once rather
+// than in each of the kernel's inlined copies of jet_element (9 in an elementwise kernel); a call
+// costs a few instructions next to such a formula's hundreds. Inside it, an op of called_op_cost
+// or more that computes several nodes is a function of its own too, that each of them calls:
+// NVRTC's time on such a formula is mostly the libdevice bodies it inlines at each use (about
+// 20 ms for each sin or cos on the development machine), while a call costs the caller 2 to 3
+// instructions, next to bodies of 90 to 110 (of which a sine's usual path, small arguments, runs
+// about 30). Cheaper formulas are inlined whole, as small kernels at the copy ceiling need.
+struct formula_plan {
+  std::vector<std::uint16_t> source;             // value_sources
+  unsigned computed[std::size(spellings)] = {};  // the nodes that compute each op
+  bool outlined = false;
+
+  formula_plan(const kernel_desc& d, const variant_key& v) : source(value_sources(d, v)) {
+    unsigned cost = 0;
+    for (unsigned i = 0; i < d.node_count; ++i) {
+      if (source[i] != i) continue;
+      cost += op_cost(d.nodes[i].op);
+      ++computed[static_cast<int>(d.nodes[i].op)];
+    }
+    outlined = cost > outline_cost_setting().value_or(outline_cost);
+  }
+  bool called(std::size_t op) const { return outlined && computed[op] > 1 && op_cost(op_id(op)) >= called_op_cost; }
+};
+
 // jet_element(outputs, inputs, scalars): one named temporary per node, and each output converted as
-// stored. A formula that costs more than outline_cost computes its nodes in jet_formula, a function
-// of its own that jet_element calls, so NVRTC compiles them once rather than in each of the
-// kernel's inlined copies of jet_element (9 in an elementwise kernel); a call costs a few
-// instructions next to such a formula's hundreds. Cheaper formulas are inlined whole, as small
-// kernels at the copy ceiling need.
-void element_function(source_writer& w, const kernel_parts& p) {
+// stored; in jet_formula where the plan outlines it.
+void element_function(source_writer& w, const kernel_parts& p, const formula_plan& plan) {
   const kernel_desc& d = p.d;
   const variant_key& v = p.v;
-  const std::vector<std::uint16_t> source = value_sources(d, v);
-  unsigned cost = 0;
-  for (unsigned i = 0; i < d.node_count; ++i) cost += source[i] == i ? op_cost(d.nodes[i]) : 0;
-  const bool outlined = cost > outline_cost_setting().value_or(outline_cost);
+  const std::vector<std::uint16_t>& source = plan.source;
+  const bool outlined = plan.outlined;
 
   auto input_name = [&](unsigned k) { return (stored_as_bits(distinct_type(d, v, k)) ? "stored_x" : "x") + number(k); };
   std::string values, arguments;  // jet_element's parameters after its outputs, and their names
@@ -215,11 +235,12 @@ void kernel_parts::prelude(source_writer& w, const std::string& what) const {
   w.raw(op_helpers);
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
+  const formula_plan plan(d, v);
   for (std::size_t op = 0; op < std::size(spellings); ++op)
     if (used[op] && !spellings[op].cuda.empty())
-      w.raw(op_function(spellings[op]));  // leaves and user functions have none
+      w.raw(op_function(spellings[op], plan.called(op)));  // leaves and user functions have none
   for (unsigned k = 0; k < d.function_count; ++k) w.raw(user_function_source(*d.functions[k]));
-  element_function(w, *this);
+  element_function(w, *this, plan);
 }
 
 std::string kernel_parts::scalar_params(const char* qualifier) const {

@@ -32,7 +32,7 @@ std::string widened(dtype t, const std::string& stored) {
   return stored_as_bits(t) ? widen_function(t) + "(" + stored + ")" : stored;
 }
 
-std::string op_function(const op_spelling& s) {
+std::string op_function(const op_spelling& s, bool called) {
   static constexpr std::string_view types[] = {"A", "B", "C"}, names[] = {"a", "b", "c"};
   std::string params, tparams;
   for (int k = 0; k < s.arity; ++k) {
@@ -41,8 +41,8 @@ std::string op_function(const op_spelling& s) {
   }
   // A spelling in braces is a function body (the op needs statements); otherwise an expression.
   const std::string body = s.cuda.starts_with("{") ? std::string(s.cuda) : "{ return " + std::string(s.cuda) + "; }";
-  return "template <" + tparams + "> __device__ __forceinline__ auto jet_" + std::string(s.tag) + "(" + params + ") " +
-         body + "\n";
+  return "template <" + tparams + "> __device__ " + (called ? "__noinline__" : "__forceinline__") + " auto jet_" +
+         std::string(s.tag) + "(" + params + ") " + body + "\n";
 }
 
 namespace {

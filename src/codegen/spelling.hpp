@@ -110,7 +110,8 @@ inline constexpr std::string_view reduction_helpers =
 
 // One device function per op used, e.g.
 //   template <class A, class B> __device__ __forceinline__ auto jet_add(A a, B b) { return a + b; }
-std::string op_function(const op_spelling& s);
+// or, `called`, __noinline__: a function of its own that each use calls.
+std::string op_function(const op_spelling& s, bool called = false);
 
 /// The expression in C++ syntax, operands named in0.. and s0.. by slot; several outputs as a
 /// tuple "(a, b)".
