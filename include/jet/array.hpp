@@ -8,8 +8,6 @@
 #include <jet/detail/core.hpp>
 #include <jet/shape.hpp>
 
-#include <boost/hana/unpack.hpp>
-
 #include <algorithm>
 #include <cstddef>
 #include <initializer_list>
@@ -265,9 +263,9 @@ inline array<bool> from_host(const std::vector<bool>& host) {
 template <expression E> auto eval(const E& e) { return array<cpp_type<std::remove_cvref_t<E>::type>>(e); }
 
 /// Several expressions evaluated by one kernel (see jet::tie).
-template <class... Es> struct expression_pack { boost::hana::tuple<Es...> exprs; };
+template <class... Es> struct expression_pack { std::tuple<Es...> exprs; };
 template <jet_operand... E> auto tuple(E&&... e) {
-  return expression_pack<detail::expr_t<E>...>{boost::hana::make_tuple(detail::as_expr(std::forward<E>(e))...)};
+  return expression_pack<detail::expr_t<E>...>{std::tuple(detail::as_expr(std::forward<E>(e))...)};
 }
 
 /// Outputs of one kernel: jet::tie(a, b) = jet::tuple(x + y, x - y) reads x and y once and writes
@@ -288,7 +286,7 @@ template <class... Targets> struct output_tie {
       for (std::size_t j = 0; j < i; ++j)
         if (addresses[i] == addresses[j]) throw invalid_argument("jet::tie: the same output twice");
     using bound_t = detail::bound<detail::roots<Es...>, typename Targets::value_type...>;
-    bound_t b = boost::hana::unpack(pack.exprs, [](const auto&... e) { return bound_t(e...); });
+    bound_t b = std::apply([](const auto&... e) { return bound_t(e...); }, pack.exprs);
     const jet::shape s = b.shape();
     void* outputs[sizeof...(Targets)];
     detail::layout layouts[sizeof...(Targets)];

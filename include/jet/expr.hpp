@@ -3,14 +3,12 @@
 // does no work; assignment or jet::eval evaluates it in one kernel.
 #pragma once
 
+#include <jet/detail/flatten.hpp>
 #include <jet/detail/kernel_desc.hpp>
 #include <jet/detail/rules.hpp>
 #include <jet/detail/sharing.hpp>
 #include <jet/dtype.hpp>
 #include <jet/detail/core.hpp>
-
-#include <boost/hana/at.hpp>
-#include <boost/hana/tuple.hpp>
 
 #include <algorithm>
 #include <array>
@@ -28,30 +26,11 @@ template <class T> class view;
 
 namespace detail {
 
-/// Flattening state: nodes in post-order, the next input and scalar slot, and the distinct user
-/// functions called (at most one per node).
-template <std::size_t Capacity> struct flat_builder {
-  std::array<node, Capacity> nodes{};
-  std::array<const user_function*, Capacity> functions{};
-  std::uint16_t count = 0, inputs = 0, scalars = 0, function_count = 0;
-  std::uint32_t counter_slots = 0;
-  constexpr std::uint16_t push(const node& n) {
-    nodes[count] = n;
-    return count++;
-  }
-  constexpr std::uint16_t function_index(const user_function* f) {
-    for (std::uint16_t k = 0; k < function_count; ++k)
-      if (functions[k] == f) return k;
-    functions[function_count] = f;
-    return function_count++;
-  }
-};
-
 /// What an inner node (apply, call) of dtype Type has from its operands: its nodes, leaves and
-/// depth. A base class, so that all of it is computed as the node is built, from its operands'
-/// (a static member of a template is computed when first used: for a deep expression recursively
-/// from its root, past the compilers' limit on nested instantiations). In a namespace of its own:
-/// a base class's namespace is searched for the functions called with an expression (ADL), and
+/// depth. A base class, so that all of it is computed as the node is built, from its operands' (a static
+/// member of a template is computed when first used: for a deep expression recursively from its
+/// root, past the compilers' limit on nested instantiations). In a namespace of its own: a base
+/// class's namespace is searched for the functions called with an expression (ADL), and
 /// jet::detail's must not be.
 namespace tree {
 template <dtype Type, class... Args> struct subtree {
@@ -64,19 +43,33 @@ template <dtype Type, class... Args> struct subtree {
   static constexpr bool too_deep = depth > max_expression_depth;
   static_assert(node_count + input_count + scalar_count + depth > 0);  // computes them as the node is built
 };
+
+/// The operands an inner node holds, and the collection of their leaves: a base class, so that
+/// collecting nests one function per level of the expression (g++ instantiates them nested, and
+/// stops at 900). Plain members, not a hana::tuple: its layers of constructor templates cost g++
+/// time growing with the square of an expression's depth.
+template <class... Args> struct operands_of;
+template <class A> struct operands_of<A> {
+  A first;
+  template <class L> void collect(L& l) const { first.collect(l); }
+};
+template <class A, class B> struct operands_of<A, B> {
+  A first;
+  B second;
+  template <class L> void collect(L& l) const { first.collect(l), second.collect(l); }
+};
+template <class A, class B, class C> struct operands_of<A, B, C> {
+  A first;
+  B second;
+  C third;
+  template <class L> void collect(L& l) const { first.collect(l), second.collect(l), third.collect(l); }
+};
 }  // namespace tree
 
 /// Whether a node over operands Args stays within max_expression_depth, or one of them is past it
 /// already: that one was reported where it was built, and the nodes built on it do not repeat it.
 template <class... Args> constexpr bool depth_checked() {
   return 1 + std::max({std::size_t{0}, Args::depth...}) <= max_expression_depth || (Args::too_deep || ...);
-}
-
-/// Collects the leaves of each operand, in order. Not hana::for_each, which nests several template
-/// instantiations per level of an expression where this nests one.
-template <class Tuple, class L, std::size_t... K>
-void collect_each(const Tuple& args, L& l, std::index_sequence<K...>) {
-  (boost::hana::at_c<K>(args).collect(l), ...);
 }
 
 /// The dtypes of op Op's node over operands Args: its result and what each operand converts to.
@@ -107,11 +100,7 @@ template <class T, class Leaf> struct array_leaf {
   static constexpr std::size_t depth = 1;
   static constexpr bool too_deep = false;
 
-  template <class B> static constexpr std::uint16_t flatten(B& b) {
-    detail::node n{detail::op_id::input, type};
-    n.arg[0] = b.inputs++;
-    return b.push(n);
-  }
+  static constexpr detail::type_node tree{{detail::op_id::input, type}};
   template <class L> void collect(L& l) const {
     const Leaf& leaf = static_cast<const Leaf&>(*this);
     l.input[l.inputs] = leaf.data();
@@ -161,16 +150,7 @@ struct counter {
   jet::shape extents;
   detail::layout layout = detail::layout::contiguous(extents);  // what the planner reads
 
-  template <class B> static constexpr std::uint16_t flatten(B& b) {
-    detail::node n{detail::op_id::counter, type};
-    // kernel_desc::counter_slots has a bit for each of the first 32 array operands; a counter past
-    // them stops the compile here (README, "Limits").
-    if (b.inputs >= 32)
-      throw "jet: random_uniform and random_normal must be among the first 32 array operands of an expression";
-    b.counter_slots |= 1u << b.inputs;
-    n.arg[0] = b.inputs++;
-    return b.push(n);
-  }
+  static constexpr detail::type_node tree{{detail::op_id::counter, type}};
   template <class L> void collect(L& l) const {
     l.input[l.inputs] = nullptr;
     l.layouts[l.inputs++] = &layout;
@@ -187,11 +167,7 @@ template <class T> struct scalar {
 
   cpp_type<type> value;
 
-  template <class B> static constexpr std::uint16_t flatten(B& b) {
-    detail::node n{detail::op_id::scalar, type};
-    n.arg[0] = b.scalars++;
-    return b.push(n);
-  }
+  static constexpr detail::type_node tree{{detail::op_id::scalar, type}};
   template <class L> void collect(L& l) const {
     static_assert(sizeof value <= sizeof(detail::scalar_value::bytes));
     detail::scalar_value v{};
@@ -201,42 +177,23 @@ template <class T> struct scalar {
 };
 
 /// The one generic node: op `Op` of the table applied to `Args`.
-template <class Op, class... Args> struct apply
-    : detail::tree::subtree<detail::typing_of<Op, Args...>.result, Args...> {
+template <class Op, class... Args> struct apply : detail::tree::subtree<detail::typing_of<Op, Args...>.result, Args...>,
+                                                  detail::tree::operands_of<Args...> {
   static constexpr detail::typing typed = detail::typing_of<Op, Args...>;
 
-  boost::hana::tuple<Args...> args;
-
-  template <class B> static constexpr std::uint16_t flatten(B& b) {
-    const std::uint16_t operands[] = {Args::flatten(b)...};  // left to right, as collect visits
-    detail::node n{Op::id, apply::type, static_cast<std::uint8_t>(sizeof...(Args))};
-    for (std::size_t k = 0; k < sizeof...(Args); ++k) {
-      n.arg_type[k] = typed.args[k];
-      n.arg[k] = operands[k];
-    }
-    return b.push(n);
-  }
-  template <class L> void collect(L& l) const { detail::collect_each(args, l, std::index_sequence_for<Args...>{}); }
+  static constexpr detail::type_node tree = detail::inner_type_node<Args...>(Op::id, apply::type, typed.args, nullptr);
+  static_assert(tree.shape.arity > 0);  // computes it as the node is built, as subtree's counts
 };
 
 /// A call of a user-defined element function F (JET_FUNCTION): like apply, with the dtypes of
 /// F's C++ signature.
-template <class F, class... Args> struct call : detail::tree::subtree<F::result_dtype, Args...> {
+template <class F, class... Args> struct call : detail::tree::subtree<F::result_dtype, Args...>,
+                                                detail::tree::operands_of<Args...> {
   static_assert(sizeof...(Args) == F::arity, "jet: wrong number of arguments for a JET_FUNCTION");
 
-  boost::hana::tuple<Args...> args;
-
-  template <class B> static constexpr std::uint16_t flatten(B& b) {
-    const std::uint16_t operands[] = {Args::flatten(b)...};
-    detail::node n{detail::op_id::user, call::type, static_cast<std::uint8_t>(sizeof...(Args))};
-    for (std::size_t k = 0; k < sizeof...(Args); ++k) {
-      n.arg_type[k] = F::arg_dtypes[k];
-      n.arg[k] = operands[k];
-    }
-    n.function = b.function_index(&F::function);
-    return b.push(n);
-  }
-  template <class L> void collect(L& l) const { detail::collect_each(args, l, std::index_sequence_for<Args...>{}); }
+  static constexpr detail::type_node tree =
+      detail::inner_type_node<Args...>(detail::op_id::user, call::type, F::arg_dtypes, &F::function);
+  static_assert(tree.shape.arity > 0);  // computes it as the node is built, as subtree's counts
 };
 
 namespace detail {
@@ -290,7 +247,7 @@ template <class T> auto as_expr(T&& x) {
     return scalar<U>{static_cast<cpp_type<scalar_dtype_of<U>()>>(x)};
 }
 
-template <class T> using expr_t = decltype(as_expr(std::declval<T>()));
+template <class T> using expr_t = decltype(detail::as_expr(std::declval<T>()));
 
 /// Whether op Op computes on dtypes Operands (ops.def's domain column). Where it does not, the
 /// compiler's message names this function with the op and the dtypes as its template arguments.
@@ -312,10 +269,12 @@ template <class Op, class... Args> constexpr bool domain_checked() {
 
 template <class Op, class... A> auto make_apply(A&&... a) {
   static_assert(depth_checked<expr_t<A>...>(),
-                "jet: an expression is at most 128 nodes deep "
+                "jet: an expression is at most 800 nodes deep "
                 "(jet::detail::max_expression_depth); evaluate part of it first with jet::eval");
   static_assert(domain_checked<Op, expr_t<A>...>());
-  return apply<Op, expr_t<A>...>{{}, boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
+  // detail::as_expr, qualified: a call open to ADL searches the namespaces of every type in the
+  // expression's type, a cost that grows with its depth.
+  return apply<Op, expr_t<A>...>{{}, {detail::as_expr(std::forward<A>(a))...}};
 }
 
 /// Whether an expression's appearances of arrays and of C++ scalars are within max_input_slots and
@@ -344,8 +303,11 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   static constexpr std::size_t scalar_count = (0 + ... + Es::scalar_count);
   static_assert(input_count > 0, "jet: an expression needs at least one array operand");
   static_assert(operands_within_limits<input_count, scalar_count>());
-  // An expression past max_expression_depth has been reported where it was built; it is not
-  // flattened (which would recurse past the compilers' instantiation limit).
+  static_assert(node_count <= max_nodes,
+                "jet: more than 65535 nodes in one kernel (jet::detail::max_nodes); evaluate part of it first with "
+                "jet::eval");
+  // An expression past max_expression_depth has been reported where it was built; its leaves are
+  // not collected (which would nest past the compilers' instantiation limit).
   static constexpr bool too_deep = (Es::too_deep || ...);
 
   struct flat {
@@ -357,10 +319,10 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   };
   static constexpr flat flattened = [] {
     flat_builder<node_count> b;
-    if constexpr (too_deep)
+    if constexpr (node_count > max_nodes)  // reported above; not flattened, which would say more
       return flat{};
     else {
-      const std::array<std::uint16_t, sizeof...(Es)> out_nodes{Es::flatten(b)...};  // in order, sharing slots
+      const std::array<std::uint16_t, sizeof...(Es)> out_nodes{b.append(Es::tree)...};  // in order, sharing slots
       return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots};
     }
   }();

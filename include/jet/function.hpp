@@ -19,9 +19,9 @@ template <class R, class... Args> struct user_function_tag<R(Args...)> {
 
 template <class F, class... A> auto make_call(A&&... a) {
   static_assert(depth_checked<expr_t<A>...>(),
-                "jet: an expression is at most 128 nodes deep "
+                "jet: an expression is at most 800 nodes deep "
                 "(jet::detail::max_expression_depth); evaluate part of it first with jet::eval");
-  return call<F, expr_t<A>...>{{}, boost::hana::make_tuple(as_expr(std::forward<A>(a))...)};
+  return call<F, expr_t<A>...>{{}, {detail::as_expr(std::forward<A>(a))...}};
 }
 
 }  // namespace jet::detail

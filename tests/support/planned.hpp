@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 
 namespace jet::test {
 
@@ -23,7 +24,7 @@ template <class Out, class E> jet::detail::variant_key planned_variant_of(const 
 template <class... Es, class... Outs>
 std::string planned_source_of(const jet::expression_pack<Es...>& pack, const jet::view<Outs>&... outs) {
   using bound_t = jet::detail::bound<jet::detail::roots<Es...>, Outs...>;
-  const bound_t b = boost::hana::unpack(pack.exprs, [](const auto&... e) { return bound_t(e...); });
+  const bound_t b = std::apply([](const auto&... e) { return bound_t(e...); }, pack.exprs);
   void* outputs[] = {outs.data()...};
   const jet::detail::layout layouts[] = {outs.layout()...};
   return jet::detail::generate_source(bound_t::kernel::desc, jet::detail::planned_variant(b.request(outputs, layouts)));

@@ -6,8 +6,6 @@
 
 #include <jet/jet.hpp>
 
-#include <boost/hana/unpack.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -107,25 +105,36 @@ long double reference(const scalar<T>& s, std::size_t, const host_inputs&, const
   return s.value;
 }
 
+/// The operands of an inner node, as a tuple of references.
+template <class A> auto tied(const jet::detail::tree::operands_of<A>& o) { return std::tie(o.first); }
+template <class A, class B> auto tied(const jet::detail::tree::operands_of<A, B>& o) {
+  return std::tie(o.first, o.second);
+}
+template <class A, class B, class C> auto tied(const jet::detail::tree::operands_of<A, B, C>& o) {
+  return std::tie(o.first, o.second, o.third);
+}
+
 template <class Op, class... Args> long double reference(const apply<Op, Args...>& e, std::size_t i,
                                                          const host_inputs& h, const jet::shape* space = nullptr) {
   using node = apply<Op, Args...>;
-  return boost::hana::unpack(e.args, [&](const auto&... a) {
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h, space))...);
-      // The conversion to the node's own type, as the kernel does: integers wrap, floating values
-      // saturate into integers, bool is 0/1, and a cast to a 16-bit float rounds (through float32)
-      // where other floating nodes do not.
-      using T = cpp_type<node::type>;
-      if constexpr (Op::id == detail::op_id::cast && compute_type(node::type) != node::type)
-        return static_cast<long double>(static_cast<float>(T(static_cast<float>(r))));
-      else if constexpr (is_floating(node::type))
-        return static_cast<long double>(static_cast<double>(r));
-      else
-        return static_cast<long double>(jet::host::convert<T>(r));
-    }
-    (std::index_sequence_for<Args...>{});
-  });
+  return std::apply(
+      [&](const auto&... a) {
+        return [&]<std::size_t... K>(std::index_sequence<K...>) {
+          const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h, space))...);
+          // The conversion to the node's own type, as the kernel does: integers wrap, floating values
+          // saturate into integers, bool is 0/1, and a cast to a 16-bit float rounds (through float32)
+          // where other floating nodes do not.
+          using T = cpp_type<node::type>;
+          if constexpr (Op::id == detail::op_id::cast && compute_type(node::type) != node::type)
+            return static_cast<long double>(static_cast<float>(T(static_cast<float>(r))));
+          else if constexpr (is_floating(node::type))
+            return static_cast<long double>(static_cast<double>(r));
+          else
+            return static_cast<long double>(jet::host::convert<T>(r));
+        }
+        (std::index_sequence_for<Args...>{});
+      },
+      tied(e));
 }
 
 /// Runs f(i) for i in [0, n) on every core, at least `grain` indices per thread.

@@ -86,10 +86,13 @@ inline constexpr int max_input_slots = 1024;  // appearances of arrays in the ex
 inline constexpr int max_scalars = 1024;      // appearances of C++ scalars in the expression tree
 inline constexpr int max_outputs = 8;
 
-/// How many nodes deep one expression may be (from its root to a leaf, both counted). The
-/// compilers instantiate a few templates per level of an expression, and stop at 900 (g++) or
-/// 1024 (clang) levels; this leaves room. With the operand limits above it also bounds the nodes.
-inline constexpr std::size_t max_expression_depth = 128;
+/// How many nodes one kernel may have: nodes refer to each other by 16-bit indices.
+inline constexpr std::size_t max_nodes = 65535;
+
+/// How many nodes deep one expression may be (from its root to a leaf, both counted). Flattening
+/// does not nest per level (detail/flatten.hpp), but collecting the leaves at run time nests one
+/// function per level, and g++ stops at 900 nested instantiations (clang at 1024).
+inline constexpr std::size_t max_expression_depth = 800;
 
 struct node {
   op_id op{};

@@ -9,6 +9,7 @@
 #include <jet/detail/kernel_desc.hpp>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -67,18 +68,33 @@ template <std::size_t N> constexpr std::array<extent, N> extents_of(const node* 
   return e;
 }
 
-/// Whether the subtrees rooted at a and b have the same nodes but for their leaves' slots.
-template <class Extents> constexpr bool same_shape(const node* nodes, const Extents& e, std::size_t a, std::size_t b) {
-  if (e[a].size != e[b].size || e[a].hash != e[b].hash) return false;
-  const std::size_t first_a = a + 1 - e[a].size, first_b = b + 1 - e[b].size;
-  for (std::size_t k = 0; k < e[a].size; ++k) {
-    const node &x = nodes[first_a + k], &y = nodes[first_b + k];
-    if (x.op != y.op || x.type != y.type || x.arity != y.arity || x.function != y.function) return false;
-    if (is_leaf(x)) continue;
-    for (int j = 0; j < x.arity; ++j)
-      if (x.arg_type[j] != y.arg_type[j] || x.arg[j] - first_a != y.arg[j] - first_b) return false;
+/// Per node, the first node whose subtree has the same nodes but for its leaves' slots (the node
+/// itself where none before it has). Each node is looked up by its hash in a table of the first
+/// nodes of each shape, and compared with a candidate by its own fields and its operands' first
+/// nodes: a constant cost per node, where comparing subtrees node by node with every earlier one
+/// cost constant evaluation the square of the nodes.
+template <std::size_t N> constexpr std::array<std::uint16_t, N> first_of_shape(const node* nodes,
+                                                                               const std::array<extent, N>& e,
+                                                                               std::size_t count) {
+  std::array<std::uint16_t, N> first{};
+  constexpr std::size_t table_size = std::bit_ceil(2 * N);  // at most half full: short probes
+  std::array<std::uint32_t, table_size> table{};            // a first node's index + 1; 0 is free
+  const auto same_shape = [&](std::size_t a, std::size_t b) {
+    const node &x = nodes[a], &y = nodes[b];
+    if (e[a].hash != e[b].hash || x.op != y.op || x.type != y.type || x.arity != y.arity || x.function != y.function)
+      return false;
+    if (is_leaf(x)) return true;
+    for (int k = 0; k < x.arity; ++k)
+      if (x.arg_type[k] != y.arg_type[k] || first[x.arg[k]] != first[y.arg[k]]) return false;
+    return true;
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t slot = e[i].hash & (table_size - 1);
+    while (table[slot] && !same_shape(table[slot] - 1, i)) slot = (slot + 1) & (table_size - 1);
+    if (!table[slot]) table[slot] = static_cast<std::uint32_t>(i + 1);
+    first[i] = static_cast<std::uint16_t>(table[slot] - 1);
   }
-  return true;
+  return first;
 }
 
 }  // namespace sharing_detail
@@ -92,44 +108,39 @@ template <std::size_t N> struct repeats_of_nodes {
 
   constexpr repeats_of_nodes(const node* nodes, std::size_t node_count) {
     const auto e = sharing_detail::extents_of<N>(nodes, node_count);
-    std::array<repeat, N> found{};
-    std::size_t found_count = 0;
-    for (std::size_t i = 0; i < node_count; ++i) {
-      if (sharing_detail::is_leaf(nodes[i])) continue;
-      for (std::size_t j = 0; j + e[i].size <= i; ++j)  // j's subtree ends before i's starts
-        if (sharing_detail::same_shape(nodes, e, j, i)) {
-          found[found_count++] = {static_cast<std::uint16_t>(i),
-                                  static_cast<std::uint16_t>(j),
-                                  e[i].size,
-                                  e[i].input_first,
-                                  e[j].input_first,
-                                  e[i].input_count,
-                                  e[i].scalar_first,
-                                  e[j].scalar_first,
-                                  e[i].scalar_count};
-          break;
-        }
-    }
+    // Two subtrees of one shape do not overlap (one inside the other would be smaller), so the
+    // first of a shape ends before any other starts.
+    const auto first = sharing_detail::first_of_shape<N>(nodes, e, node_count);
+    const auto repeats = [&](std::size_t i) { return !sharing_detail::is_leaf(nodes[i]) && first[i] != i; };
     // A repeat inside another's copy is moot wherever the outer one holds: the outermost are taken
     // first, largest first, then the nested ones while the table has room.
-    std::array<int, N + 1> inside{};  // per node, how many found copies hold it below their root
-    for (std::size_t k = 0; k < found_count; ++k) {
-      ++inside[found[k].node + 1 - found[k].size];
-      --inside[found[k].node];
-    }
+    std::array<int, N + 1> inside{};  // per node, how many repeats hold it below their root
+    for (std::size_t i = 0; i < node_count; ++i)
+      if (repeats(i)) ++inside[i + 1 - e[i].size], --inside[i];
     for (std::size_t i = 1; i < node_count; ++i) inside[i] += inside[i - 1];
-    std::array<bool, N> taken{};
-    for (const bool nested : {false, true})
-      while (count < max_repeats) {
-        std::size_t best = found_count;
-        for (std::size_t k = 0; k < found_count; ++k)
-          if (!taken[k] && (inside[found[k].node] > 0) == nested &&
-              (best == found_count || found[k].size > found[best].size))
-            best = k;
-        if (best == found_count) break;
-        taken[best] = true;
-        list[count++] = found[best];
-      }
+    // A counting sort (std::sort costs constant evaluation far more): outermost, then larger, then
+    // earlier (so that the list is a function of the description alone).
+    const auto rank = [&](std::size_t i) { return (inside[i] > 0 ? N + 1 : 0) + N - e[i].size; };
+    std::array<std::size_t, 2 * N + 3> start{};  // per rank, where its repeats begin in `order`
+    for (std::size_t i = 0; i < node_count; ++i)
+      if (repeats(i)) ++start[rank(i) + 1];
+    for (std::size_t r = 1; r < start.size(); ++r) start[r] += start[r - 1];
+    const std::size_t found = start.back();
+    std::array<std::uint16_t, N> order{};
+    for (std::size_t i = 0; i < node_count; ++i)
+      if (repeats(i)) order[start[rank(i)]++] = static_cast<std::uint16_t>(i);
+    for (; count < max_repeats && count < found; ++count) {
+      const std::size_t i = order[count], j = first[i];
+      list[count] = {static_cast<std::uint16_t>(i),
+                     static_cast<std::uint16_t>(j),
+                     e[i].size,
+                     e[i].input_first,
+                     e[j].input_first,
+                     e[i].input_count,
+                     e[i].scalar_first,
+                     e[j].scalar_first,
+                     e[i].scalar_count};
+    }
   }
 };
 

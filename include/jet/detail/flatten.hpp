@@ -1,0 +1,90 @@
+// Flattening: an expression's type to its kernel's nodes in post-order. Each node type holds a
+// type_node, built with the type from its operands' (bottom up, as the user's code builds the
+// expression), and the nodes come from one loop over those, from the root, that keeps its own
+// stack. No template is instantiated, and no constexpr call made, per level of the tree: a deep
+// expression meets none of the compilers' limits on nesting (g++: 900 instantiations, 512
+// constexpr calls).
+#pragma once
+
+#include <jet/detail/kernel_desc.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace jet::detail {
+
+/// A node as its C++ type knows it: the kernel's node but for its `arg`s (a leaf's slot and an
+/// operand's index depend on where the node is in the whole), linked to its operands' type_nodes.
+struct type_node {
+  node shape;
+  const type_node* operands[3]{};
+  const user_function* function = nullptr;  // what an op_id::user node calls
+};
+
+/// The type_node of an inner node over operands Args (each a node type with its own `tree`).
+template <class... Args>
+constexpr type_node inner_type_node(op_id op, dtype type, const dtype* arg_types, const user_function* function) {
+  type_node t{{op, type, static_cast<std::uint8_t>(sizeof...(Args))}, {&Args::tree...}, function};
+  for (std::size_t k = 0; k < sizeof...(Args); ++k) t.shape.arg_type[k] = arg_types[k];
+  return t;
+}
+
+/// Flattening state: nodes in post-order, the next input and scalar slot, and the distinct user
+/// functions called (at most one per node).
+template <std::size_t Capacity> struct flat_builder {
+  std::array<node, Capacity> nodes{};
+  std::array<const user_function*, Capacity> functions{};
+  std::uint16_t count = 0, inputs = 0, scalars = 0, function_count = 0;
+  std::uint32_t counter_slots = 0;
+
+  /// Appends the nodes of the tree at `root`, operands left to right (the order in which collect
+  /// visits the leaves), and returns the index of the root's node.
+  constexpr std::uint16_t append(const type_node& root) {
+    struct frame {
+      const type_node* at;
+      int next_operand;
+      std::uint16_t operands[3];
+    };
+    std::array<frame, Capacity> stack{};
+    std::size_t depth = 0;
+    stack[depth++] = {&root, 0, {}};
+    for (;;) {
+      frame& f = stack[depth - 1];
+      if (f.next_operand < f.at->shape.arity) {
+        stack[depth++] = {f.at->operands[f.next_operand], 0, {}};
+        continue;
+      }
+      const std::uint16_t index = push(*f.at, f.operands);
+      if (--depth == 0) return index;
+      frame& parent = stack[depth - 1];
+      parent.operands[parent.next_operand++] = index;
+    }
+  }
+
+ private:
+  constexpr std::uint16_t push(const type_node& t, const std::uint16_t (&operands)[3]) {
+    node n = t.shape;
+    for (int k = 0; k < n.arity; ++k) n.arg[k] = operands[k];
+    if (n.op == op_id::counter) {
+      // kernel_desc::counter_slots has a bit for each of the first 32 array operands; a counter
+      // past them stops the compile here (README, "Limits").
+      if (inputs >= 32)
+        throw "jet: random_uniform and random_normal must be among the first 32 array operands of an expression";
+      counter_slots |= 1u << inputs;
+    }
+    if (n.op == op_id::input || n.op == op_id::counter) n.arg[0] = inputs++;
+    if (n.op == op_id::scalar) n.arg[0] = scalars++;
+    if (n.op == op_id::user) n.function = function_index(t.function);
+    nodes[count] = n;
+    return count++;
+  }
+  constexpr std::uint16_t function_index(const user_function* f) {
+    for (std::uint16_t k = 0; k < function_count; ++k)
+      if (functions[k] == f) return k;
+    functions[function_count] = f;
+    return function_count++;
+  }
+};
+
+}  // namespace jet::detail
