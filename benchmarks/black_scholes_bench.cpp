@@ -3,6 +3,7 @@
 // of the same maths (native_peers.cu), each the median of single event-timed calls, as every
 // jet_bench case; bytes are the three inputs and the two outputs. Besides RESULT lines:
 //   BLACKSCHOLES kind=compile impl=jet ms=<NVRTC> first_result_ms=<call to result>  (no disk cache)
+//   BLACKSCHOLES kind=interpreted impl=jet first_result_ms=<call to result on the loaded interpreter>
 //   BLACKSCHOLES kind=launches impl=jet n=<options> per_evaluation=<launches>
 //   BLACKSCHOLES kind=calls impl=<jet|cuda_hand> log=<calls> exp=<calls> sqrt=<calls>  (per option)
 #include "black_scholes_bench.hpp"
@@ -17,6 +18,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -53,6 +56,30 @@ void cold_compile(options& o) {
                 after.compile_ms - before.compile_ms, first_ms);
 }
 
+// The first result of the never-seen evaluation on the interpreter, once it is loaded (as `async`
+// gives it wherever the disk cache holds the interpreter), and whether its bits are the compiled
+// kernel's (in o.call and o.put).
+void interpreted_first_result(options& o) {
+  jet::set_jit_policy(jet::jit_policy::interpret);
+  (void)jet::eval(o.s + o.x);  // loads the float32 interpreter
+  jet::synchronize();
+  jet::array<float> call(o.s.size()), put(o.s.size());
+  const std::uint64_t interpreted = jet::stats().interpreted;
+  const auto t0 = std::chrono::steady_clock::now();
+  jet::tie(call, put) = black_scholes::prices(o.s, o.x, o.t);
+  jet::synchronize();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  jet::set_jit_policy(jet::jit_policy::async);
+  const std::vector<float> ic = call.to_host(), ip = put.to_host(), cc = o.call.to_host(), cp = o.put.to_host();
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < ic.size(); ++i)
+    differ += std::memcmp(&ic[i], &cc[i], sizeof(float)) != 0 || std::memcmp(&ip[i], &cp[i], sizeof(float)) != 0;
+  std::printf("BLACKSCHOLES kind=interpreted impl=jet first_result_ms=%.3f interpreted_launches=%llu\n", ms,
+              static_cast<unsigned long long>(jet::stats().interpreted - interpreted));
+  if (differ)
+    std::printf("MISMATCH expr=black_scholes_interpreted: %zu options differ from the compiled kernel\n", differ);
+}
+
 void print_calls(const char* impl, const transcendental_calls& c) {
   std::printf("BLACKSCHOLES kind=calls impl=%s log=%zu exp=%zu sqrt=%zu\n", impl, c.log, c.exp, c.sqrt);
 }
@@ -80,6 +107,7 @@ void black_scholes(bool jet_only) {
     auto jet_prices = [&] { jet::tie(o.call, o.put) = black_scholes::prices(o.s, o.x, o.t); };
     if (n == sizes[0]) {
       cold_compile(o);
+      interpreted_first_result(o);
       const std::string source = jet::test::planned_source_of(black_scholes::prices(o.s, o.x, o.t),
                                                               jet::view<float>(o.call), jet::view<float>(o.put));
       print_calls("jet", {jet::test::op_calls(source, "log"), jet::test::op_calls(source, "exp"),

@@ -72,3 +72,24 @@ TEST_CASE("shared subexpressions across the outputs of one kernel (jet::tie)", "
   }
   CHECK(wrong == 0);
 }
+
+TEST_CASE("the interpreter computes shared subexpressions once, with the compiled kernel's bits",
+          "[gpu][sharing][interpreter]") {
+  constexpr std::size_t n = 70001;
+  const jet::array<float> s = jet::from_host(jet::test::random_vector<float>(n, 5, 30, jet::test::fresh_seed() + 5));
+  const jet::array<float> x = jet::from_host(jet::test::random_vector<float>(n, 1, 100, jet::test::fresh_seed() + 6));
+  const jet::array<float> t = jet::from_host(jet::test::random_vector<float>(n, 0.25, 10, jet::test::fresh_seed() + 7));
+  const jet::jit_policy policy = jet::get_jit_policy();
+  jet::set_jit_policy(jet::jit_policy::sync);
+  const jet::array<float> compiled = call_price(s, x, t, s, x, t);
+  jet::set_jit_policy(jet::jit_policy::interpret);
+  const jet::array<float> warm = s + 1.0f;  // loads the float32 interpreter (compiled or from the disk cache)
+  jet::array<float> interpreted = jet::from_host(std::vector<float>(n, std::nanf("")));  // poisoned
+  const jet::statistics before = jet::stats();
+  interpreted = call_price(s, x, t, s, x, t);
+  const jet::statistics after = jet::stats();
+  jet::set_jit_policy(policy);
+  CHECK(after.interpreted - before.interpreted == 1);
+  CHECK(after.compiles == before.compiles);
+  CHECK(interpreted.to_host() == compiled.to_host());
+}

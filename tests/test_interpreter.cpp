@@ -4,6 +4,7 @@
 #include "support/catch.hpp"
 #include "support/nvrtc.hpp"
 #include "support/operands.hpp"
+#include "support/planned.hpp"
 
 #include "codegen/elementwise.hpp"
 #include "codegen/geometry.hpp"
@@ -17,11 +18,13 @@
 #include <jet/jet.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 JET_FUNCTION(interpreter_test_twice, float(float a), "return 2.0f * a;");
@@ -182,40 +185,59 @@ TEST_CASE("what the interpreter cannot express names its reason", "[cpu][interpr
   CHECK(reason(encode<std::int32_t>(i * 1.5f)).find("computes in both") != std::string::npos);
 }
 
+namespace {
+
+// Sixteen distinct float views, 4 KiB apart, in order or reversed.
+std::array<jet::view<float>, 16> sixteen_views(bool reversed) {
+  return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array{jet::test::fake_view<float>(8, 0x1000 * (reversed ? 16 - K : K + 1))...};
+  }
+  (std::make_index_sequence<16>{});
+}
+
+// The sum of v * 2 over views vs, left to right.
+template <std::size_t N> auto doubled_sum(const std::array<jet::view<float>, N>& vs) {
+  return std::apply([](const auto&... v) { return (... + (v * 2.f)); }, vs);
+}
+
+}  // namespace
+
 TEST_CASE("registers: loads first when they fit, else each before its first use, else a reason",
           "[cpu][interpreter][encoding]") {
-  auto x = jet::test::fake_view<float>();
-  // Nine distinct operands, summed left to right: two live values at a time if each is loaded
-  // when first read, ten if all are loaded first.
-  auto a = jet::test::fake_view<float>(8, 0x1000), b = jet::test::fake_view<float>(8, 0x2000),
-       c = jet::test::fake_view<float>(8, 0x3000), dd = jet::test::fake_view<float>(8, 0x4000),
-       e = jet::test::fake_view<float>(8, 0x5000), f = jet::test::fake_view<float>(8, 0x6000),
-       g = jet::test::fake_view<float>(8, 0x7000), h = jet::test::fake_view<float>(8, 0x8000);
-  const encoding few = encode(x + a + b);
+  const auto v = sixteen_views(false), reversed = sixteen_views(true);  // sixteen distinct operands
+  // Where the program loads its operands: all before its first op, or not.
+  const auto loads_first = [](const encoding& e) {
+    const auto rows = listing(e);
+    const auto is_load = [](const std::vector<int>& row) { return row[0] == id(op_id::input); };
+    const auto first_op = std::find_if(rows.begin(), rows.end(), [&](const std::vector<int>& row) {
+      return !is_load(row) && row[0] != jet::detail::fetch_op;
+    });
+    return std::find_if(first_op, rows.end(), is_load) == rows.end();
+  };
+  const auto out = jet::test::fake_view<float>(8, 0x90000);
+  const encoding few = encode(v[0] + v[1] + v[2]);
   REQUIRE(few.family);
-  CHECK(listing(few)[1][0] == id(op_id::input));  // all loads first (x and a, then b)
-  CHECK(listing(few)[2][0] == jet::detail::fetch_op);
-  const encoding many = encode(x + a + b + c + dd + e + f + g + h);
+  CHECK(loads_first(few));
+  // Sixteen operands and a value computed once from two of them, with both read again at the end:
+  // seventeen live values if all are loaded first, four if each is loaded when first read.
+  const auto p = jet::exp(v[0] * v[1]);
+  const auto rest = std::apply([](const auto&, const auto&, const auto&... x) { return (... + x); }, v);
+  const encoding many = jet::test::planned_encoding_of(jet::tuple(p + rest + p * v[0] * v[1]), out);
   REQUIRE(many.family);
-  CHECK(listing(many)[2][0] == id(op_id::add));
-  CHECK(listing(many)[3][0] == id(op_id::input));  // loaded where read, the sum kept in the accumulator
-  CHECK(listing(many)[4][0] == id(op_id::add));
-  // Eight outputs and sixteen operands: too many to load first, and eight results held to the
-  // end (they are stored after the last load) while the last one's operands are loaded.
-  using namespace jet::detail;
-  using tie8 = bound<roots<decltype(a + b), decltype(c + dd), decltype(e + f), decltype(g + h), decltype(a - b),
-                           decltype(c - dd), decltype(e - f), decltype(g - h)>,
-                     float, float, float, float, float, float, float, float>;
-  const encoding held = encode_for_interpreter(tie8::kernel::desc, nullptr, nullptr);
+  CHECK_FALSE(loads_first(many));
+  // Sixteen products, each used again after all of them: computed once (they repeat over the same
+  // operands), they are sixteen values held at once besides the first sum.
+  const encoding held = jet::test::planned_encoding_of(jet::tuple(doubled_sum(v) * doubled_sum(reversed)), out);
   CHECK_FALSE(held.family);
-  CHECK(held.reason == "it needs more than the interpreter's 8 registers");
-  // The same outputs of fewer operands are stored as they are computed.
-  using tie4 = bound<roots<decltype(a + b), decltype(a - b), decltype(a * b), decltype(a / b), decltype(b + a),
+  CHECK(held.reason == "it needs more than the interpreter's 16 registers");
+  // Eight outputs of two operands are stored as they are computed.
+  using namespace jet::detail;
+  const auto &a = v[0], &b = v[1];
+  using tie8 = bound<roots<decltype(a + b), decltype(a - b), decltype(a * b), decltype(a / b), decltype(b + a),
                            decltype(b - a), decltype(b * a), decltype(b / a)>,
                      float, float, float, float, float, float, float, float>;
   const std::uint8_t two_arrays[16] = {0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0};  // a, b as distinct inputs
-  const encoding stored = encode_for_interpreter(tie4::kernel::desc, nullptr, two_arrays);
-  CHECK(stored.family);
+  CHECK(encode_for_interpreter(tie8::kernel::desc, nullptr, two_arrays).family);
 }
 
 TEST_CASE("JET_JIT and jet::set_jit_policy choose sync, async or interpret", "[cpu][interpreter][policy]") {

@@ -9,8 +9,10 @@
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -84,6 +86,45 @@ TEST_CASE("a repeat holds for the same arrays and scalar values, and the kernel 
     const auto e = jet::exp(m * 2.f) + jet::exp(m.transpose() * 2.f);
     CHECK(jet::test::planned_variant_of(jet::view<float>(reinterpret_cast<float*>(0x90000), jet::shape{4, 4}), e)
               .shared == 0);
+  }
+}
+
+TEST_CASE("the interpreter computes a repeat that holds once, as the kernel does", "[cpu][sharing][interpreter]") {
+  using jet::detail::op_id;
+  auto x = fake_view<float>(), y = fake_view<float>(8, 0x20000), z = fake_view<float>(8, 0x30000);
+  const auto out = fake_view<float>(8, 0x90000);
+  SECTION("the same arrays: one exp and one mul") {
+    const jet::detail::encoding e = jet::test::planned_encoding_of(jet::tuple(jet::exp(x * y) + jet::exp(x * y)), out);
+    REQUIRE(e.family);
+    CHECK(jet::test::op_instructions(e, op_id::exp) == 1);
+    CHECK(jet::test::op_instructions(e, op_id::mul) == 1);
+    CHECK(jet::test::op_instructions(e, op_id::add) == 1);
+  }
+  SECTION("other arrays: each copy computed") {
+    const jet::detail::encoding e = jet::test::planned_encoding_of(jet::tuple(jet::exp(x * y) + jet::exp(x * z)), out);
+    REQUIRE(e.family);
+    CHECK(jet::test::op_instructions(e, op_id::exp) == 2);
+    CHECK(jet::test::op_instructions(e, op_id::mul) == 2);
+  }
+  SECTION("a shared value that is also an output is stored from its one computation") {
+    const auto r = fake_view<float>(8, 0xa0000);
+    const jet::detail::encoding e =
+        jet::test::planned_encoding_of(jet::tuple(jet::exp(x * y), jet::exp(x * y) + z), out, r);
+    REQUIRE(e.family);
+    CHECK(jet::test::op_instructions(e, op_id::exp) == 1);
+  }
+  SECTION("equal scalar values take one slot, other values their own") {
+    const auto value_slots = [](const jet::detail::encoding& e) {
+      std::vector<int> slots;
+      for (unsigned i = 0; i < e.code.count; ++i)
+        for (std::uint8_t k : {e.code.code[i].b, e.code.code[i].c})
+          if (k >= jet::detail::interpreter_scalar_operand && k != jet::detail::interpreter_no_operand &&
+              std::find(slots.begin(), slots.end(), k) == slots.end())
+            slots.push_back(k);
+      return slots.size();
+    };
+    CHECK(value_slots(jet::test::planned_encoding_of(jet::tuple(x * 2.f + y * 2.f), out)) == 1);
+    CHECK(value_slots(jet::test::planned_encoding_of(jet::tuple(x * 2.f + y * 3.f), out)) == 2);
   }
 }
 

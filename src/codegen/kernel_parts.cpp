@@ -3,8 +3,7 @@
 #include "codegen/spelling.hpp"
 #include "codegen/user_function.hpp"
 #include "settings.hpp"
-
-#include <jet/detail/sharing.hpp>
+#include "shared_values.hpp"
 
 #include <bit>
 #include <string>
@@ -19,22 +18,6 @@ bool uses_dtype(const kernel_desc& d, dtype t) {
   for (unsigned i = 0; i < d.node_count; ++i)
     if (d.nodes[i].type == t) return true;
   return false;
-}
-
-// Per node, the node whose value it takes: itself, or inside a repeat that holds (v.shared), the
-// matching node of the earlier subtree, which is computed once for both.
-std::vector<std::uint16_t> value_sources(const kernel_desc& d, const variant_key& v) {
-  std::vector<std::uint16_t> source(d.node_count);
-  for (unsigned i = 0; i < d.node_count; ++i) source[i] = static_cast<std::uint16_t>(i);
-  for (unsigned r = 0; r < d.repeat_count; ++r) {  // largest first: a repeat inside one that holds is moot
-    const repeat& x = d.repeats[r];
-    if (!(v.shared >> r & 1) || source[x.node] != x.node) continue;
-    for (unsigned k = 0; k < x.size; ++k)
-      source[x.node + 1 - x.size + k] = static_cast<std::uint16_t>(x.same + 1 - x.size + k);
-  }
-  for (unsigned i = 0; i < d.node_count; ++i)  // an earlier subtree may itself repeat one before it
-    while (source[source[i]] != source[i]) source[i] = source[source[i]];
-  return source;
 }
 
 // The name under which a node's value is known inside jet_element.
@@ -156,7 +139,7 @@ struct formula_plan {
   unsigned computed[std::size(spellings)] = {};  // the nodes that compute each op
   bool outlined = false;
 
-  formula_plan(const kernel_desc& d, const variant_key& v) : source(value_sources(d, v)) {
+  formula_plan(const kernel_desc& d, const variant_key& v) : source(value_sources(d, v.shared)) {
     unsigned cost = 0;
     for (unsigned i = 0; i < d.node_count; ++i) {
       if (source[i] != i) continue;

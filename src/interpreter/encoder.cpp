@@ -2,6 +2,7 @@
 
 #include "codegen/spelling.hpp"
 #include "interpreter/source.hpp"
+#include "shared_values.hpp"
 
 #include <jet/error.hpp>
 
@@ -182,11 +183,13 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
 }
 
 // The program in values (virtual registers) for one placement of the loads: all first, or each
-// before its first use. Fills `code`, `scalar_slot` (per value: its scalar slot, or -1) and the
-// program's scalars; returns why the interpreter cannot run it, or nothing.
+// before its first use. A node inside a repeat that holds takes the earlier copy's value, held in
+// a register like any other. Fills `code`, `scalar_slot` (per value: its scalar slot, or -1) and
+// the program's scalars (one slot per distinct value); returns why the interpreter cannot run it,
+// or nothing.
 std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of,
-                         dtype compute, unsigned input_count, bool loads_first, std::vector<virtual_instruction>& code,
-                         std::vector<int>& scalar_slot, program& prog) {
+                         std::uint64_t shared, dtype compute, unsigned input_count, bool loads_first,
+                         std::vector<virtual_instruction>& code, std::vector<int>& scalar_slot, program& prog) {
   auto distinct = [&](unsigned slot) { return unique_of ? unique_of[slot] : slot; };
   auto new_value = [&](int slot = -1) {
     scalar_slot.push_back(slot);
@@ -213,10 +216,6 @@ std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, cons
   auto operand = [&](unsigned i, dtype want) -> int {
     const node& n = d.nodes[i];
     if (n.op == op_id::scalar) {
-      if (scalar_slots == interpreter_scalars) {
-        failure = "more than " + std::to_string(interpreter_scalars) + " scalar operands";
-        return -1;
-      }
       std::uint64_t bits = 0;
       if (scalars && !convert_scalar(scalars[n.arg[0]], n.type, want, compute, bits)) {
         failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
@@ -226,8 +225,17 @@ std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, cons
         failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
         return -1;
       }
-      prog.scalars[scalar_slots] = bits;
-      return new_value(static_cast<int>(scalar_slots++));
+      // Equal values share a slot; without the values, each appearance has its own.
+      const std::uint64_t* same =
+          scalars ? std::find(prog.scalars, prog.scalars + scalar_slots, bits) : prog.scalars + scalar_slots;
+      if (same == prog.scalars + scalar_slots) {
+        if (scalar_slots == interpreter_scalars) {
+          failure = "more than " + std::to_string(interpreter_scalars) + " distinct scalar operands";
+          return -1;
+        }
+        prog.scalars[scalar_slots++] = bits;
+      }
+      return new_value(static_cast<int>(same - prog.scalars));
     }
     const int held = n.op == op_id::input ? load(i) : value_of[i];
     if (want != dtype::boolean || n.type == dtype::boolean) return held;  // bool is held as 0 or 1
@@ -247,9 +255,16 @@ std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, cons
     code.push_back(v);
     stored[k] = true;
   };
+  const std::vector<std::uint16_t> source = value_sources(d, shared);
   for (unsigned i = 0; i < d.node_count && failure.empty(); ++i) {
     const node& n = d.nodes[i];
     if (n.op == op_id::input || n.op == op_id::scalar) continue;
+    if (source[i] != i) {  // inside a holding repeat's later copy: the earlier copy's value
+      value_of[i] = value_of[source[i]];
+      for (unsigned k = 0; loads_first && k < d.out_count; ++k)
+        if (d.out_nodes[k] == i) store(k);
+      continue;
+    }
     virtual_instruction v{static_cast<std::uint8_t>(n.op), static_cast<std::uint8_t>(n.type)};
     for (int k = 0; k < n.arity; ++k) v.args[k] = operand(n.arg[k], n.arg_type[k]);
     v.dst = value_of[i] = new_value();
@@ -264,7 +279,8 @@ std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, cons
 
 }  // namespace
 
-encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of) {
+encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalars, const std::uint8_t* unique_of,
+                                std::uint64_t shared) {
   encoding e;
   const interpreter_family* family = nullptr;
   e.reason = family_of(d, family);
@@ -285,7 +301,7 @@ encoding encode_for_interpreter(const kernel_desc& d, const scalar_value* scalar
     std::vector<virtual_instruction> code;
     std::vector<int> scalar_slot;
     const std::string failure =
-        virtual_code(d, scalars, unique_of, compute, e.input_count, loads_first, code, scalar_slot, e.code);
+        virtual_code(d, scalars, unique_of, shared, compute, e.input_count, loads_first, code, scalar_slot, e.code);
     if (!failure.empty()) {
       e.reason = failure;
       return e;

@@ -55,7 +55,7 @@ inline constexpr interpreter_family interpreter_families[] = {
 };
 
 inline constexpr unsigned interpreter_threads = 128;
-inline constexpr unsigned interpreter_registers = 8;
+inline constexpr unsigned interpreter_registers = 16;
 inline constexpr unsigned interpreter_inputs = 16;
 inline constexpr unsigned interpreter_outputs = max_outputs;
 inline constexpr unsigned interpreter_scalars = 32;

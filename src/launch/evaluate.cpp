@@ -41,7 +41,7 @@ unsigned max_reduction_blocks() {
 std::string interpreter_refusal(const evaluation& e, const plan& p, encoding& code) {
   const variant_key& v = p.variant;
   if (uses_index_space(e.desc, v)) return "an operand is strided or broadcast";
-  code = encode_for_interpreter(e.desc, e.scalars, v.unique_of);
+  code = encode_for_interpreter(e.desc, e.scalars, v.unique_of, v.shared);
   return code.family ? std::string() : code.reason;
 }
 
