@@ -6,6 +6,7 @@
 #include <jet/error.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 namespace jet::detail {
@@ -102,7 +103,13 @@ layout broadcast_layout(const layout& l, const jet::shape& to) {
 
 jet::shape broadcast_shape(const kernel_desc& desc, const layout* const* inputs) {
   jet::shape result = inputs[0]->extents;
+  // A layout broadcast once needs no second look (the result only grows): a formula that names
+  // its arrays many times compares a pointer per appearance.
+  const layout* recent[4] = {inputs[0]};
+  unsigned next = 1;
   for (unsigned k = 1; k < desc.input_count; ++k) {
+    if (std::find(std::begin(recent), std::end(recent), inputs[k]) != std::end(recent)) continue;
+    recent[next++ % std::size(recent)] = inputs[k];
     const jet::shape& s = inputs[k]->extents;
     if (s == result) continue;  // the common case: nothing to broadcast
     jet::shape merged;

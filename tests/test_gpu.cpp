@@ -377,6 +377,33 @@ TEST_CASE("a repeat evaluation is a cache hit, and new scalars or lengths never 
   CHECK(got[70000] == big.to_host()[70000] * 2.f + 1.f);
 }
 
+TEST_CASE("an evaluation repeated with a new scalar, view shape or output computes the new values",
+          "[gpu][cache][memo]") {
+  constexpr std::size_t n = 4099;
+  const auto hx = random_vector<float>(n, -1, 1, fresh_seed() + 12);
+  auto x = jet::from_host(hx);
+  jet::array<float> z(n), w(n);
+  std::size_t wrong = 0;
+  const auto expect = [&](const std::vector<float>& got, std::size_t count, float scale) {
+    for (std::size_t i = 0; i < count; ++i) wrong += got[i] != (hx[i] + 1.f) * scale;
+  };
+  for (int round = 0; round < 2; ++round) {  // the second round repeats every evaluation of the first
+    for (float scale : {2.f, 3.f, 3.f, -0.5f}) {
+      z = (x + 1.f) * scale;
+      expect(z.to_host(), n, scale);
+    }
+    w = jet::from_host(std::vector<float>(n, std::nanf("")));
+    w = (x + 1.f) * 3.f;  // another output
+    expect(w.to_host(), n, 3.f);
+    for (std::size_t count : {n, std::size_t{17}, n - 1, std::size_t{17}}) {  // views of one memory, built afresh
+      jet::view<float> out(z.data(), count);
+      out = (jet::view<float>(x.data(), count) + 1.f) * 2.f;
+      expect(z.to_host(), count, 2.f);
+    }
+  }
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("8 threads evaluating the same 100 expressions compile each kernel once", "[gpu][cache][threads]") {
   // x in [0.5, 2] and y in [3, 4]: every inner(x) + y lies in [1, 12], so no result cancels or
   // overflows, and float32 stays close to the float64 reference.

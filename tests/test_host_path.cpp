@@ -130,3 +130,35 @@ TEST_CASE("host path: a view past 2^63 - 1 elements is refused before it reads o
   CHECK(c.launches == before.launches);
   CHECK(c.pool_allocations == before.pool_allocations);
 }
+
+TEST_CASE("host path: the same evaluation again launches as remembered, other operands are planned again",
+          "[cpu][host][memo]") {
+  const jet::test::null_driver_counts& c = counts();
+  jet::array<float> x(1025), y(1025), z(1025), w(1025);
+  z = x + y;  // planned, compiled and remembered
+  const jet::statistics warm = jet::stats();
+  z = x + y;
+  CHECK(jet::stats().memory_hits - warm.memory_hits == 1);
+  CHECK(c.first_parameter == z.data());
+  CHECK(c.grid_x == 2);
+  w = x + y;  // another output
+  CHECK(c.first_parameter == w.data());
+  z = x + y;
+  CHECK(c.first_parameter == z.data());
+  x = jet::array<float>(4096), y = jet::array<float>(4096);  // other memory and shape: z is reallocated
+  z = x + y;
+  CHECK(c.first_parameter == z.data());
+  CHECK(c.grid_x == 4);  // tiles of 1024
+  // Views of one memory with other shapes, built afresh each time (their layouts may lie where the
+  // last ones did): each is planned for its own shape.
+  const auto add_views = [&](std::int64_t n) {
+    jet::view<float> a(x.data(), jet::shape{n}), b(y.data(), jet::shape{n}), out(z.data(), jet::shape{n});
+    out = a + b;
+    return c.grid_x;
+  };
+  CHECK(add_views(4096) == 4);
+  CHECK(add_views(1025) == 2);
+  CHECK(add_views(4096) == 4);
+  CHECK(add_views(4096) == 4);
+  CHECK(jet::stats().launches - warm.launches == 9);
+}

@@ -14,6 +14,8 @@
 #include "kernel_cache.hpp"
 #include "settings.hpp"
 #include "stats.hpp"
+#include "launch/arguments.hpp"
+#include "launch/launch_memo.hpp"
 #include "launch/planner.hpp"
 
 #include <jet/detail/rules.hpp>
@@ -68,54 +70,23 @@ CUfunction choose_kernel(const evaluation& e, const plan& p, encoding& code) {
   return policy == jit_policy::async ? find_ready_kernel(d, e.slot, v) : nullptr;
 }
 
-// The kernel parameters after the outputs, in the generated order: distinct inputs, their strides,
-// scalars, n, the index space's extents. `pointers` holds the input pointers that params point to.
-struct parameters {
-  void* params[2 * max_outputs + 2 * max_inputs + max_scalars + 6];
-  unsigned count = 0;
-  const void* inputs[max_inputs];
-  unsigned long long n;
-};
-void pack_inputs(const evaluation& e, const plan& p, std::size_t n, parameters& a) {
-  const kernel_desc& d = e.desc;
-  const variant_key& v = p.variant;
-  for (unsigned k = 0; k < p.distinct_count; ++k) {
-    a.inputs[k] = p.distinct[k];
-    if (!is_counter(d, p.distinct_slot[k])) a.params[a.count++] = &a.inputs[k];
-    if (v.input_access[k] != access::linear) a.params[a.count++] = const_cast<std::int64_t*>(p.input_strides[k]);
-  }
-  bool taken[max_scalars];
-  scalar_parameters(d, v, taken);
-  for (unsigned k = 0; k < d.scalar_count; ++k)
-    if (taken[k]) a.params[a.count++] = const_cast<scalar_value*>(&e.scalars[k]);
-  a.n = n;
-  a.params[a.count++] = &a.n;
-  if (uses_index_space(d, v)) a.params[a.count++] = const_cast<std::int64_t*>(p.extents);
-}
-
-void launch(CUfunction f, unsigned long long blocks, unsigned threads, parameters& a, unsigned rows = 1) {
+void launch(CUfunction f, unsigned long long blocks, unsigned threads, kernel_arguments& a, unsigned rows = 1) {
   launch_kernel(f, blocks, threads, a.params, rows);
   stats_counters().launches.fetch_add(1, std::memory_order_relaxed);
 }
 
 void launch(const evaluation& e, const plan& p) {
-  const kernel_desc& d = e.desc;
   const variant_key& v = p.variant;
   encoding code;
   CUfunction f = choose_kernel(e, p, code);
   if (!f) return launch_interpreter(code, e.outputs, p.distinct, p.n);
 
-  // Kernel parameters in the generated order: outputs and their strides, then the inputs'.
-  parameters a;
-  void* outputs[max_outputs];
-  for (unsigned k = 0; k < d.out_count; ++k) {
-    outputs[k] = e.outputs[k];
-    a.params[a.count++] = &outputs[k];
-    if (v.output_access[k] != access::linear) a.params[a.count++] = const_cast<std::int64_t*>(p.output_strides[k]);
-  }
+  kernel_arguments a;
+  pack_outputs(e, p, a);
   pack_inputs(e, p, p.n, a);
   const launch_grid grid = grid_of(v, p.n, p.extents);
   launch(f, grid.blocks, grid.threads, a, grid.rows);
+  remember_launch(e, p, f, grid);
 }
 
 // out = in, for any layouts: how a temporary reaches an output it could not be written to directly.
@@ -159,7 +130,7 @@ void reduce(const evaluation& e, std::optional<int> axis) {
   const reduction_plan r = plan_reduction(e, axis, static_cast<unsigned>(properties().multiprocessors));
   if (r.blocks == 0) return;  // no results
   check_pointers(e, broadcast_shape(e.desc, e.input_layouts));
-  parameters a;
+  kernel_arguments a;
   void* out = e.outputs[0];
   a.params[a.count++] = &out;
   CUfunction f = find_kernel(e.desc, e.slot, r.p.variant);
@@ -177,6 +148,7 @@ void reduce(const evaluation& e, std::optional<int> axis) {
 }
 
 void evaluate(const evaluation& e) {
+  if (launch_again(e)) return;
   const jet::shape s = index_space(e);
   check_pointers(e, s);
   if (s.size() == 0) return;

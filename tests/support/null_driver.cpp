@@ -82,6 +82,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   null_driver_record.grid_x = gx;
   null_driver_record.grid_y = gy;
   null_driver_record.block_x = bx;
+  null_driver_record.first_parameter = *static_cast<void* const*>(params[0]);
   OK;
 }
 // cuMemAlloc's memory is mapped, not malloc'd: jet keeps some for the whole process on purpose (a

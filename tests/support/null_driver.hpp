@@ -13,6 +13,7 @@ struct null_driver_counts {
   unsigned long long launches, pool_allocations, pool_frees, allocations;  // the last: cuMemAlloc's
   unsigned long long capture_queries;                                      // cuStreamIsCapturing
   unsigned grid_x, grid_y, block_x;                                        // the last launch's
+  const void* first_parameter;  // the last launch's (an elementwise kernel's first output)
 };
 
 /// The null driver's counts, when JET_CUDA_DRIVER names it and jet has loaded it; else null.

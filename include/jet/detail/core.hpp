@@ -68,8 +68,11 @@ struct variant_key {
 static_assert(sizeof(variant_key) == 160 + max_input_slots,
               "variant_key changed: compare the new field in operator== and update this size");
 
+struct launch_memo;  // src/launch/launch_memo.cpp
+
 /// The per-(expression type, output type) cache slot: a few (variant, device) → kernel entries
-/// read without locking; the global cache behind it is consulted on a miss.
+/// read without locking; the global cache behind it is consulted on a miss. `memo` is the last
+/// compiled launch, which the same operands launch again without planning.
 struct kernel_slot {
   static constexpr int capacity = 4;
   struct entry {
@@ -80,6 +83,7 @@ struct kernel_slot {
   std::atomic<int> filled{0};
   entry entries[capacity];
   std::mutex fill_mutex;
+  std::atomic<launch_memo*> memo{nullptr};
 };
 
 /// A scalar kernel argument: its value's bytes, of which cuLaunchKernel reads as many as the
