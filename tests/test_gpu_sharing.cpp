@@ -27,15 +27,28 @@ template <class A> auto call_price(const A& s, const A& x, const A& t, const A& 
   return s * cnd(d1) - x * jet::exp(-r * t) * cnd(d2);
 }
 
+// n options in the sample's ranges, fresh from `seed`: on the host, and on the device through h
+// (whose copies the host reference reads).
+struct market {
+  std::vector<float> hs, hx, ht;
+  jet::array<float> s, x, t;
+  market(std::size_t n, jet::test::host_inputs& h, std::uint64_t seed)
+      : hs(jet::test::random_vector<float>(n, 5, 30, seed)),
+        hx(jet::test::random_vector<float>(n, 1, 100, seed + 1)),
+        ht(jet::test::random_vector<float>(n, 0.25, 10, seed + 2)),
+        s(h.upload(hs)),
+        x(h.upload(hx)),
+        t(h.upload(ht)) {}
+};
+
 }  // namespace
 
 TEST_CASE("shared subexpressions: the same bits as unshared, one launch, against the host", "[gpu][sharing]") {
   constexpr std::size_t n = 100003;
   jet::test::host_inputs h;
-  const auto hs = jet::test::random_vector<float>(n, 5, 30, jet::test::fresh_seed() + 1);
-  const auto hx = jet::test::random_vector<float>(n, 1, 100, jet::test::fresh_seed() + 2);
-  const auto ht = jet::test::random_vector<float>(n, 0.25, 10, jet::test::fresh_seed() + 3);
-  const jet::array<float> s = h.upload(hs), x = h.upload(hx), t = h.upload(ht);
+  const market m(n, h, jet::test::fresh_seed() + 1);
+  const auto &hs = m.hs, &hx = m.hx, &ht = m.ht;
+  const jet::array<float>&s = m.s, &x = m.x, &t = m.t;
   const jet::array<float> s2 = jet::from_host(hs), x2 = jet::from_host(hx), t2 = jet::from_host(ht);
   const jet::jit_policy policy = jet::get_jit_policy();
   jet::set_jit_policy(jet::jit_policy::sync);  // the compiled kernels, not the interpreter
@@ -76,9 +89,9 @@ TEST_CASE("shared subexpressions across the outputs of one kernel (jet::tie)", "
 TEST_CASE("the interpreter computes shared subexpressions once, with the compiled kernel's bits",
           "[gpu][sharing][interpreter]") {
   constexpr std::size_t n = 70001;
-  const jet::array<float> s = jet::from_host(jet::test::random_vector<float>(n, 5, 30, jet::test::fresh_seed() + 5));
-  const jet::array<float> x = jet::from_host(jet::test::random_vector<float>(n, 1, 100, jet::test::fresh_seed() + 6));
-  const jet::array<float> t = jet::from_host(jet::test::random_vector<float>(n, 0.25, 10, jet::test::fresh_seed() + 7));
+  jet::test::host_inputs h;
+  const market m(n, h, jet::test::fresh_seed() + 5);
+  const jet::array<float>&s = m.s, &x = m.x, &t = m.t;
   const jet::jit_policy policy = jet::get_jit_policy();
   jet::set_jit_policy(jet::jit_policy::sync);
   const jet::array<float> compiled = call_price(s, x, t, s, x, t);
@@ -92,4 +105,31 @@ TEST_CASE("the interpreter computes shared subexpressions once, with the compile
   CHECK(after.interpreted - before.interpreted == 1);
   CHECK(after.compiles == before.compiles);
   CHECK(interpreted.to_host() == compiled.to_host());
+}
+
+TEST_CASE("jet::let: named values give the bits of the formula written out, in one launch", "[gpu][sharing][let]") {
+  constexpr std::size_t n = 50001;
+  jet::test::host_inputs h;
+  const market m(n, h, jet::test::fresh_seed() + 8);
+  const jet::array<float>&s = m.s, &x = m.x, &t = m.t;
+  const float r = 0.02f, v = 0.30f;
+  const auto sqrt_t = jet::let(jet::sqrt(t));
+  const auto d1 = jet::let((jet::log(s / x) + (r + 0.5f * v * v) * t) / (v * sqrt_t));
+  const auto d2 = jet::let(d1 - v * sqrt_t);
+  const auto cnd = [](const auto& d) {
+    return jet::let(0.5f * (1.0f + jet::tanh(0.7978845608f * (d + 0.044715f * d * jet::abs(d)))));
+  };
+  jet::array<float> named(jet::shape{n}), put(jet::shape{n});
+  const jet::jit_policy policy = jet::get_jit_policy();
+  jet::set_jit_policy(jet::jit_policy::sync);
+  const auto launches = jet::stats().launches;
+  const auto cnd1 = cnd(d1);
+  const auto cnd2 = cnd(d2);
+  jet::tie(named, put) =
+      jet::tuple(s * cnd1 - x * jet::exp(-r * t) * cnd2, x * jet::exp(-r * t) * (1.0f - cnd2) - s * (1.0f - cnd1));
+  CHECK(jet::stats().launches - launches == 1);
+  const jet::array<float> written = call_price(s, x, t, s, x, t);
+  jet::set_jit_policy(policy);
+  CHECK(named.to_host() == written.to_host());
+  CHECK(jet::test::check_against_reference(call_price(s, x, t, s, x, t), n, h, 1e-5) == 0);
 }

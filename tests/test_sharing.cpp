@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,38 @@ TEST_CASE("a repeat holds for the same arrays and scalar values, and the kernel 
     CHECK(jet::test::planned_variant_of(jet::view<float>(reinterpret_cast<float*>(0x90000), jet::shape{4, 4}), e)
               .shared == 0);
   }
+}
+
+TEST_CASE("jet::let: a named value's copies share it, and a kernel computes it once", "[cpu][sharing][let]") {
+  auto x = fake_view<float>(), y = fake_view<float>(8, 0x20000);
+  const auto d = jet::let(jet::exp(x * y) + 1.f);
+  static_assert(sizeof(d) == sizeof(std::shared_ptr<const int>));  // a use copies a pointer
+  const auto e = d * d + jet::sin(d) * d;
+  CHECK(d.value.use_count() == 5);  // d and e's four uses hold one value
+  const std::string src = planned_source(e);
+  CHECK(jet::test::op_calls(src, "exp") == 1);
+  CHECK(occurrences(src, "jet_mul(x0, x1)") == 1);
+  // The same formula written out computes the same values the same way.
+  const auto written = jet::exp(x * y) + 1.f;
+  CHECK(jet::test::op_calls(planned_source(written * written + jet::sin(written) * written), "exp") == 1);
+}
+
+TEST_CASE("jet::let: named values are listed first among the outermost repeats", "[cpu][sharing][let]") {
+  auto x = fake_view<float>(), y = fake_view<float>(8, 0x20000);
+  // x exp y y mul sin add x exp add y y mul sin add: exp(x) at node 8 repeats node 1, sin(y * y)
+  // at 13 repeats 5, and y * y at 12, inside that copy, repeats 4.
+  const auto d = jet::let(jet::exp(x));
+  const auto& named = desc_of(d + jet::sin(y * y) + d + jet::sin(y * y));
+  REQUIRE(named.repeat_count == 3);
+  CHECK(named.repeats[0].node == 8);  // the named value first, though smaller
+  CHECK(named.repeats[1].node == 13);
+  CHECK(named.repeats[2].node == 12);  // nested ones last
+  const auto& written = desc_of(jet::exp(x) + jet::sin(y * y) + jet::exp(x) + jet::sin(y * y));
+  REQUIRE(written.repeat_count == 3);
+  CHECK(written.repeats[0].node == 13);  // the larger first
+  CHECK(written.repeats[1].node == 8);
+  CHECK(written.repeats[2].node == 12);
+  CHECK(named.hash != written.hash);  // their kernels' repeats differ, so the kernels are apart
 }
 
 TEST_CASE("the interpreter computes a repeat that holds once, as the kernel does", "[cpu][sharing][interpreter]") {

@@ -196,9 +196,30 @@ template <class F, class... Args> struct call : detail::tree::subtree<F::result_
   static_assert(tree.shape.arity > 0);  // computes it as the node is built, as subtree's counts
 };
 
+/// A named value (jet::let): expression E, held once and shared by every copy, so that using it
+/// many times costs a pointer copy each, and computed once per element wherever it is used in one
+/// kernel (its uses are repeats of one subtree over the same operands, found first).
+template <class E> struct named {
+  static constexpr dtype type = E::type;
+  static constexpr bool weak = E::weak;
+  static constexpr std::size_t node_count = E::node_count, input_count = E::input_count, scalar_count = E::scalar_count,
+                               depth = E::depth;
+  static constexpr bool too_deep = E::too_deep;
+  static constexpr detail::type_node tree = [] {
+    detail::type_node t = E::tree;
+    t.shape.named = true;
+    return t;
+  }();
+
+  std::shared_ptr<const E> value;
+
+  template <class L> void collect(L& l) const { value->collect(l); }
+};
+
 namespace detail {
 
 template <class T> inline constexpr bool is_expression_v = false;
+template <class E> inline constexpr bool is_expression_v<named<E>> = true;
 template <class T> inline constexpr bool is_expression_v<terminal<T>> = true;
 template <class T> inline constexpr bool is_expression_v<array_terminal<T>> = true;
 template <class T> inline constexpr bool is_expression_v<owning_terminal<T>> = true;
@@ -362,7 +383,7 @@ template <class... Es, class... Outs> struct bound<roots<Es...>, Outs...> {
     if constexpr (!kernel::too_deep) (es.collect(values), ...);
   }
   /// The shape every output must have.
-  jet::shape shape() const { return broadcast_shape(kernel::desc, values.layouts.data()); }
+  jet::shape shape() const { return broadcast_shape(kernel::desc, kernel::slot, values.layouts.data()); }
   evaluation request(void* const* outputs, const layout* output_layouts) const {
     return {kernel::desc,          kernel::slot,        outputs, output_layouts, values.input.data(),
             values.layouts.data(), values.scalar.data()};
@@ -376,4 +397,13 @@ template <class... Es, class... Outs> struct bound<roots<Es...>, Outs...> {
 template <class Out, class E> using bound_one = bound<roots<E>, Out>;
 
 }  // namespace detail
+
+/// Names a value: `const auto d1 = jet::let(jet::log(s / x) + r * t);`. Each use of d1 in later
+/// expressions copies a shared pointer, not the expression, and a kernel that uses d1 several
+/// times computes it once per element. d1 refers to the arrays it names, as any expression does.
+template <jet_operand E> auto let(E&& e) {
+  using value = detail::expr_t<E>;
+  return named<value>{std::make_shared<const value>(detail::as_expr(std::forward<E>(e)))};
+}
+
 }  // namespace jet

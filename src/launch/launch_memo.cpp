@@ -28,6 +28,7 @@ struct launch_memo {
   std::vector<const layout*> input_layouts;
   std::vector<const layout*> layout_objects;  // the distinct objects input_layouts points to
   std::vector<layout> layouts;                // what each of them held
+  jet::shape broadcast;                       // the inputs' broadcast shape
   std::vector<scalar_value> scalars;
   void* outputs[max_outputs];
   layout output_layouts[max_outputs];
@@ -48,15 +49,21 @@ bool same_layout(const layout& a, const layout& b) {
 
 bool same_bytes(const void* a, const void* b, std::size_t bytes) { return bytes == 0 || std::memcmp(a, b, bytes) == 0; }
 
+// Whether `layouts` are the memo's layout objects, still holding what they held.
+bool same_input_layouts(const launch_memo& m, const kernel_desc& d, const layout* const* layouts) {
+  if (!m.valid || !same_bytes(m.input_layouts.data(), layouts, d.input_count * sizeof(const layout*))) return false;
+  for (std::size_t k = 0; k < m.layout_objects.size(); ++k)
+    if (!same_layout(*m.layout_objects[k], m.layouts[k])) return false;
+  return true;
+}
+
 bool matches(const launch_memo& m, const evaluation& e) {
   const kernel_desc& d = e.desc;
   if (!m.valid || m.device != properties().ordinal || m.policy != current_jit_policy()) return false;
   if (!same_bytes(m.inputs.data(), e.inputs, d.input_count * sizeof(const void*)) ||
-      !same_bytes(m.input_layouts.data(), e.input_layouts, d.input_count * sizeof(const layout*)) ||
-      !same_bytes(m.scalars.data(), e.scalars, d.scalar_count * sizeof(scalar_value)))
+      !same_bytes(m.scalars.data(), e.scalars, d.scalar_count * sizeof(scalar_value)) ||
+      !same_input_layouts(m, d, e.input_layouts))
     return false;
-  for (std::size_t k = 0; k < m.layout_objects.size(); ++k)
-    if (!same_layout(*m.layout_objects[k], m.layouts[k])) return false;
   for (unsigned k = 0; k < d.out_count; ++k)
     if (m.outputs[k] != e.outputs[k] || !same_layout(m.output_layouts[k], e.output_layouts[k])) return false;
   return true;
@@ -86,6 +93,14 @@ bool launch_again(const evaluation& e) {
   return true;
 }
 
+jet::shape broadcast_shape(const kernel_desc& desc, kernel_slot& slot, const layout* const* inputs) {
+  if (launch_memo* m = slot.memo.load(std::memory_order_acquire)) {
+    const std::unique_lock lock(m->lock, std::try_to_lock);
+    if (lock && same_input_layouts(*m, desc, inputs)) return m->broadcast;
+  }
+  return broadcast_shape(desc, inputs);
+}
+
 void remember_launch(const evaluation& e, const plan& p, CUfunction f, const launch_grid& g) {
   const kernel_desc& d = e.desc;
   launch_memo* m = e.slot.memo.load(std::memory_order_acquire);
@@ -99,6 +114,7 @@ void remember_launch(const evaluation& e, const plan& p, CUfunction f, const lau
   if (!find_layout_objects(e, m->layout_objects)) return;
   m->layouts.clear();
   for (const layout* l : m->layout_objects) m->layouts.push_back(*l);
+  m->broadcast = broadcast_shape(d, e.input_layouts);
   m->inputs.assign(e.inputs, e.inputs + d.input_count);
   m->input_layouts.assign(e.input_layouts, e.input_layouts + d.input_count);
   m->scalars.assign(e.scalars, e.scalars + d.scalar_count);

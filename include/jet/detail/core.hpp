@@ -124,6 +124,9 @@ void reduce(const evaluation& e, std::optional<int> axis);
 /// The NumPy broadcast of the inputs' shapes; shape_error naming both shapes (and the expression)
 /// when two cannot be broadcast together.
 jet::shape broadcast_shape(const kernel_desc& desc, const layout* const* inputs);
+/// The same, answered from the slot's last launch when the inputs are its layout objects,
+/// holding the same layouts.
+jet::shape broadcast_shape(const kernel_desc& desc, kernel_slot& slot, const layout* const* inputs);
 
 /// Compiles, in parallel threads, the kernels these evaluations will launch. Their outputs may be
 /// null: an aligned, contiguous output of the expressions' shape is assumed.

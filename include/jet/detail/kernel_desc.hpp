@@ -101,6 +101,7 @@ struct node {
   dtype arg_type[3]{};         // dtype each operand is converted to before the op is applied
   std::uint16_t arg[3]{};      // operand node indices (or the slot, for input and scalar)
   std::uint16_t function = 0;  // for op_id::user: the index in kernel_desc::functions
+  bool named = false;          // the root of a jet::let value: its repeats are shared first
 
   friend constexpr bool operator==(const node&, const node&) = default;
 };
@@ -143,6 +144,7 @@ constexpr std::uint64_t hash_desc(const Nodes& nodes, const Roots& out_nodes, co
       h = fnv1a(h, n.arg[k]);
     }
     h = fnv1a(h, n.function);
+    if (n.named) h = fnv1a(h, 1);
   }
   return h;
 }

@@ -112,23 +112,29 @@ template <std::size_t N> struct repeats_of_nodes {
     // first of a shape ends before any other starts.
     const auto first = sharing_detail::first_of_shape<N>(nodes, e, node_count);
     const auto repeats = [&](std::size_t i) { return !sharing_detail::is_leaf(nodes[i]) && first[i] != i; };
-    // A repeat inside another's copy is moot wherever the outer one holds: the outermost are taken
-    // first, largest first, then the nested ones while the table has room.
+    // A repeat inside another's copy is moot wherever the outer one holds, so the nested ones
+    // are taken while the table has room.
     std::array<int, N + 1> inside{};  // per node, how many repeats hold it below their root
     for (std::size_t i = 0; i < node_count; ++i)
       if (repeats(i)) ++inside[i + 1 - e[i].size], --inside[i];
     for (std::size_t i = 1; i < node_count; ++i) inside[i] += inside[i - 1];
-    // A counting sort (std::sort costs constant evaluation far more): outermost, then larger, then
-    // earlier (so that the list is a function of the description alone).
-    const auto rank = [&](std::size_t i) { return (inside[i] > 0 ? N + 1 : 0) + N - e[i].size; };
-    std::array<std::size_t, 2 * N + 3> start{};  // per rank, where its repeats begin in `order`
+    // Listed outermost first, and among those the jet::let values first (a value the user named
+    // is computed once, whatever else fills the table), then the nested ones alike; within each,
+    // larger first, then earlier (so that the list is a function of the description alone). A
+    // counting sort by size, then a stable pass per tier: std::sort costs constant evaluation far
+    // more.
+    std::array<std::size_t, N + 2> start{};  // per N - size, where its repeats begin in `by_size`
     for (std::size_t i = 0; i < node_count; ++i)
-      if (repeats(i)) ++start[rank(i) + 1];
+      if (repeats(i)) ++start[N - e[i].size + 1];
     for (std::size_t r = 1; r < start.size(); ++r) start[r] += start[r - 1];
     const std::size_t found = start.back();
-    std::array<std::uint16_t, N> order{};
+    std::array<std::uint16_t, N> by_size{}, order{};
     for (std::size_t i = 0; i < node_count; ++i)
-      if (repeats(i)) order[start[rank(i)]++] = static_cast<std::uint16_t>(i);
+      if (repeats(i)) by_size[start[N - e[i].size]++] = static_cast<std::uint16_t>(i);
+    const auto tier = [&](std::size_t i) { return (inside[i] > 0 ? 2 : 0) + (nodes[i].named ? 0 : 1); };
+    for (std::size_t t = 0, placed = 0; t < 4; ++t)
+      for (std::size_t k = 0; k < found; ++k)
+        if (tier(by_size[k]) == static_cast<int>(t)) order[placed++] = by_size[k];
     for (; count < max_repeats && count < found; ++count) {
       const std::size_t i = order[count], j = first[i];
       list[count] = {static_cast<std::uint16_t>(i),
