@@ -177,7 +177,7 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
   std::set<jet::dtype> node_dtypes, input_dtypes, output_dtypes;
   std::set<std::uint64_t> hashes;
   std::set<std::string> forms;
-  std::size_t broadcast = 0, misaligned = 0, empty = 0;
+  std::size_t broadcast = 0, misaligned = 0, empty = 0, with_repeats = 0, with_names = 0, holding = 0, apart = 0;
   for (const random_expression& r : expressions) {
     const auto d = r.desc();
     INFO("seed " << r.seed << "\n" << r.text());
@@ -215,7 +215,23 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
       misaligned += o.where.first % (16 / jet::size_of(o.type)) != 0;
     }
     empty += r.shape.size() == 0;
+    // Repeats: as the types list them, and holding or not for the operands drawn.
+    with_repeats += d.repeat_count > 0;
+    with_names += std::any_of(r.nodes.begin(), r.nodes.end(), [](const jet::detail::node& n) { return n.named; });
+    for (unsigned k = 0; k < d.repeat_count; ++k) {
+      const jet::detail::repeat& x = d.repeats[k];
+      bool same = std::equal(r.scalar_values.begin() + x.scalar_first,
+                             r.scalar_values.begin() + x.scalar_first + x.scalar_count,
+                             r.scalar_values.begin() + x.same_scalar_first);
+      for (unsigned i = 0; i < x.input_count; ++i)
+        same = same && r.slot_operand[x.input_first + i] == r.slot_operand[x.same_input_first + i];
+      (same ? holding : apart) += 1;
+    }
   }
+  CHECK(with_repeats > count / 10);  // repeated subtrees and jet::let values are drawn
+  CHECK(with_names > count / 20);
+  CHECK(holding > count / 10);
+  CHECK(apart > count / 100);
   CHECK(coverage.rare() == "");  // every op and every dtype in at least 1% of the trees
   CHECK(node_dtypes.size() == std::size(jet::test::all_dtypes));
   CHECK(input_dtypes.size() == std::size(jet::test::all_dtypes));

@@ -1,8 +1,9 @@
 // On the GPU: differential fuzzing. At least 2,000 distinct random expressions (random operand
 // dtypes, shapes, broadcast and strided layouts, misalignments, scalars, output dtype and layout;
-// data with special values), each evaluated fused (its one kernel, through the core's plain
-// description: no template per expression) and unfused (one kernel per node, each result stored
-// in its dtype), and judged against the float64 host evaluation of the same description:
+// data with special values; repeated subtrees and jet::let values among them), each evaluated fused
+// (its one kernel, through the core's plain description: no template per expression) and unfused
+// (one kernel per node, each result stored in its dtype), and judged against the float64 host
+// evaluation of the same description:
 //
 //   where the host evaluation determines an element (its error bound is finite):
 //     NaN in the reference  <=>  NaN fused  <=>  NaN unfused;
@@ -12,6 +13,8 @@
 //   The bound (tests/support/host_evaluation.hpp) is the per-dtype floor: 8 ulps of each floating
 //   node's dtype, propagated through the ops.
 //   Elements outside the output's view keep their poison: nothing is written out of place.
+//   A description with repeats is also evaluated without them (each copy computed as written):
+//   the fused results of both are the same values, NaN for NaN.
 //
 // JET_TEST_SEED=<seed> replays a run, JET_FUZZ_CASE=<seed> one case (a failure prints both),
 // JET_FUZZ_EXPRESSIONS=<count> asks for another number of distinct expressions (coverage, every op
@@ -27,11 +30,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -124,6 +129,20 @@ case_outcome run_case(const random_expression& r) {
     outcome.launches += r.shape.size() != 0;
   }
 
+  // Unshared, where the description has repeats: each copy computed as written, into another
+  // output. A repeat computed once gives the bits it gives computed again.
+  std::optional<device_memory> unshared;
+  if (d.repeat_count) {
+    jet::detail::kernel_desc written = d;
+    written.repeats = nullptr;
+    written.repeat_count = 0;
+    unshared.emplace(r.output.allocation * jet::size_of(out_type));
+    void* out = unshared->at(out_type, r.output.first);
+    jet::detail::kernel_slot slot;
+    jet::detail::evaluate({written, slot, &out, &r.output.view, inputs.data(), layouts.data(), r.scalars.data()});
+    outcome.launches += r.shape.size() != 0;
+  }
+
   // Unfused: one kernel per node, each into a contiguous array of its node's shape.
   std::vector<device_memory> stored;
   jet::test::evaluate_unfused(
@@ -134,6 +153,7 @@ case_outcome run_case(const random_expression& r) {
         jet::detail::evaluate(e);
       });
   const std::vector<unsigned char> fused_bytes = fused.download(), unfused_bytes = stored.back().download();
+  const std::vector<unsigned char> unshared_bytes = unshared ? unshared->download() : fused_bytes;
 
   // Judge every element against the host evaluation.
   std::vector<jet::test::bounded> scratch;
@@ -148,6 +168,11 @@ case_outcome run_case(const random_expression& r) {
     const jet::test::bounded ref = jet::test::evaluate_element(d, 0, input, r.scalar_values.data(), scratch);
     const std::int64_t at = r.output.first + jet::test::offset_of(r.output.view, i, &r.shape);
     written[at] = true;
+    const long double shared_value = value_at(out_type, fused_bytes, at),
+                      unshared_value = value_at(out_type, unshared_bytes, at);
+    if (shared_value != unshared_value && !(std::isnan(shared_value) && std::isnan(unshared_value)) && bad_count++ < 4)
+      bad += "    element " + std::to_string(i) + ": shared " + std::to_string(static_cast<double>(shared_value)) +
+             ", computed as written " + std::to_string(static_cast<double>(unshared_value)) + "\n";
     if (!ref.determined()) continue;
     ++outcome.determined;
     const long double f = value_at(out_type, fused_bytes, at), u = value_at(out_type, unfused_bytes, i);

@@ -24,10 +24,12 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace jet::test {
@@ -254,12 +256,20 @@ inline constexpr std::int64_t columns_2d[] = {1,  2,  3,  4,  5,   7,   8,   16,
                                               31, 32, 33, 64, 127, 128, 129, 255, 256, 257};
 
 /// The generator's limits: at most 8 nodes from root to leaf, up to 6 distinct array operands;
-/// max_ops keeps every tree within a kernel's 32 input slots (at most 2 max_ops + 1 leaves).
+/// max_ops keeps every tree within a kernel's 32 input slots (at most 2 max_ops + 1 leaves). Where
+/// an operand is drawn, a copy of a subtree drawn earlier takes its place at `repeat_rate`: over
+/// the same operands and scalar values mostly (a repeat that holds, computed once), sometimes
+/// over others of the same dtypes (one that does not); a third of the copies are jet::let values
+/// (the original and the copy named).
 struct expression_limits {
   int max_depth = 8;
   int max_distinct_inputs = 6;
   int max_ops = 15;
+  double repeat_rate = 0.15;
 };
+
+/// The most nodes a random expression has (2 max_ops + 1 of the default limits, with room).
+inline constexpr std::size_t max_random_nodes = 64;
 
 /// One random expression, ready to evaluate: the description's parts, its operands and scalars,
 /// its output and where the output goes.
@@ -273,12 +283,15 @@ struct random_expression {
   std::vector<dtype> scalar_types;
   std::vector<detail::scalar_value> scalars;
   std::vector<long double> scalar_values;  // the same, exact
+  std::vector<detail::repeat> repeats;     // of the nodes, as an expression's type lists them
   std::array<std::uint16_t, 1> out_node{};
   std::array<dtype, 1> out_type{dtype::float32};
   placement output;
   double special_rate = 0;
 
-  detail::kernel_desc desc() const { return runtime_desc(nodes, input_types, scalars.size(), out_node, out_type); }
+  detail::kernel_desc desc() const {
+    return runtime_desc(nodes, input_types, scalars.size(), out_node, out_type, repeats);
+  }
   /// The layout of each input slot: its operand's view (a slot that repeats an operand repeats the
   /// pointer, as an expression's leaves do).
   std::vector<const detail::layout*> input_layouts() const {
@@ -400,34 +413,91 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
   // deepest level or once max_ops ops are placed. An op has at least one operand that is not a
   // C++ scalar, as in C++ (2 + 3 is not an expression).
   int ops_placed = 0;
+  auto add_scalar = [&](dtype t, long double v) {
+    detail::scalar_value sv;
+    std::memset(&sv, 0, sizeof sv);
+    detail::visit_dtype(t, [&](auto x) {
+      using T = decltype(x);
+      const T value = static_cast<T>(v);
+      std::memcpy(&sv, &value, sizeof value);
+    });
+    detail::node n{detail::op_id::scalar, t};
+    n.arg[0] = static_cast<std::uint16_t>(r.scalars.size());
+    r.scalars.push_back(sv);
+    r.scalar_types.push_back(t);
+    r.scalar_values.push_back(v);
+    return n;
+  };
+  auto add_input = [&](std::uint8_t operand) {
+    detail::node n{detail::op_id::input, r.operands[operand].type};
+    n.arg[0] = static_cast<std::uint16_t>(r.input_types.size());
+    r.input_types.push_back(n.type);
+    r.slot_operand.push_back(operand);
+    return n;
+  };
   auto add_leaf = [&](bool allow_scalar) -> std::uint16_t {
-    detail::node n{};
     if (allow_scalar && c.chance(0.2)) {
       const dtype t = c.pick(scalar_dtypes);
-      const long double v = random_value(t, c, r.special_rate, c.chance(0.4));
-      detail::scalar_value sv;
-      std::memset(&sv, 0, sizeof sv);
-      detail::visit_dtype(t, [&](auto x) {
-        using T = decltype(x);
-        const T value = static_cast<T>(v);
-        std::memcpy(&sv, &value, sizeof value);
-      });
-      n = {detail::op_id::scalar, t};
-      n.arg[0] = static_cast<std::uint16_t>(r.scalars.size());
-      r.scalars.push_back(sv);
-      r.scalar_types.push_back(t);
-      r.scalar_values.push_back(v);
+      r.nodes.push_back(add_scalar(t, random_value(t, c, r.special_rate, c.chance(0.4))));
     } else {
-      const std::uint8_t operand = static_cast<std::uint8_t>(c.below(distinct));
-      n = {detail::op_id::input, r.operands[operand].type};
-      n.arg[0] = static_cast<std::uint16_t>(r.input_types.size());
-      r.input_types.push_back(n.type);
-      r.slot_operand.push_back(operand);
+      r.nodes.push_back(add_input(static_cast<std::uint8_t>(c.below(distinct))));
     }
-    r.nodes.push_back(n);
+    return static_cast<std::uint16_t>(r.nodes.size() - 1);
+  };
+  // The nodes of the subtree at node j and its depth.
+  auto extent = [&](auto& self, std::size_t j) -> std::pair<std::size_t, int> {
+    std::size_t size = 1;
+    int deepest = 0;
+    for (int k = 0; k < r.nodes[j].arity; ++k) {
+      const auto [s, d] = self(self, r.nodes[j].arg[k]);
+      size += s;
+      deepest = std::max(deepest, d);
+    }
+    return {size, deepest + 1};
+  };
+  // A copy of an earlier subtree with an op at its root that fits at `depth` (in depth, ops and
+  // input slots), over the same operands and scalar values or, sometimes, others of their dtypes;
+  // none when none fits.
+  auto repeat_subtree = [&](int depth) -> std::optional<std::uint16_t> {
+    std::vector<std::size_t> fitting;
+    for (std::size_t j = 0; j < r.nodes.size(); ++j) {
+      if (r.nodes[j].arity == 0) continue;
+      const auto [size, deep] = extent(extent, j);
+      int ops = 0;
+      std::size_t inputs = 0;
+      for (std::size_t k = j + 1 - size; k <= j; ++k) {
+        ops += r.nodes[k].arity > 0;
+        inputs += r.nodes[k].op == detail::op_id::input;
+      }
+      if (depth - 1 + deep <= limits.max_depth && ops_placed + ops <= limits.max_ops &&
+          r.input_types.size() + inputs <= 32)
+        fitting.push_back(j);
+    }
+    if (fitting.empty()) return std::nullopt;
+    const std::size_t j = c.pick(fitting), first = j + 1 - extent(extent, j).first, base = r.nodes.size();
+    const bool same = c.chance(0.8);
+    for (std::size_t k = first; k <= j; ++k) {
+      detail::node n = r.nodes[k];
+      if (n.op == detail::op_id::input) {
+        std::uint8_t operand = r.slot_operand[n.arg[0]];
+        const std::uint8_t other = static_cast<std::uint8_t>(c.below(distinct));
+        if (!same && r.operands[other].type == n.type) operand = other;
+        n = add_input(operand);
+      } else if (n.op == detail::op_id::scalar) {
+        const dtype t = r.scalar_types[n.arg[0]];
+        n = add_scalar(t, same ? r.scalar_values[n.arg[0]] : random_value(t, c, r.special_rate, c.chance(0.4)));
+      } else {
+        for (int a = 0; a < n.arity; ++a) n.arg[a] = static_cast<std::uint16_t>(n.arg[a] - first + base);
+        ++ops_placed;
+      }
+      r.nodes.push_back(n);
+    }
+    if (c.chance(1.0 / 3)) r.nodes[j].named = r.nodes.back().named = true;  // a jet::let value and its use
     return static_cast<std::uint16_t>(r.nodes.size() - 1);
   };
   auto grow = [&](auto& self, int depth, bool allow_scalar) -> std::uint16_t {
+    if (depth > 1 && c.chance(limits.repeat_rate))
+      if (const std::optional<std::uint16_t> copy = repeat_subtree(depth)) return *copy;
     const bool leaf =
         depth > 1 && (depth == limits.max_depth || ops_placed >= limits.max_ops || c.chance(0.1 + 0.1 * depth));
     if (leaf) return add_leaf(allow_scalar);
@@ -461,6 +531,8 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     return static_cast<std::uint16_t>(r.nodes.size() - 1);
   };
   r.out_node[0] = grow(grow, 1, false);
+  const detail::repeats_of_nodes<max_random_nodes> found(r.nodes.data(), r.nodes.size());
+  r.repeats.assign(found.list.begin(), found.list.begin() + found.count);
 
   // The shape is what the operands the tree reads broadcast to: smaller than the one drawn when
   // it reads only rows, columns or single elements.
