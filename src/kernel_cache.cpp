@@ -9,6 +9,8 @@
 #include "driver/stream.hpp"
 #include "stats.hpp"
 
+#include <jet/detail/sharing.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -35,6 +37,7 @@ struct kernel_identity {
   std::vector<dtype> out_types;
   std::vector<std::string> functions;  // each user function's name, signature and body
   reduction_id reduction;
+  std::vector<repeat> repeats;  // a function of the nodes, which a variant's `shared` bits index
   variant_key variant;
   int device;
 
@@ -67,18 +70,20 @@ struct compiled_entry {
   // The description the identity holds: for a background compile, which outlives the evaluation's
   // own description. Only expressions without user functions or counters are compiled there.
   kernel_desc owned_desc() const {
-    return {identity.nodes.data(),
-            static_cast<std::uint32_t>(identity.nodes.size()),
-            static_cast<std::uint32_t>(identity.input_types.size()),
-            identity.scalar_count,
-            identity.input_types.data(),
-            0,
-            static_cast<std::uint32_t>(identity.out_nodes.size()),
-            identity.out_nodes.data(),
-            identity.out_types.data(),
-            nullptr,
-            0,
-            0};
+    return {.nodes = identity.nodes.data(),
+            .node_count = static_cast<std::uint32_t>(identity.nodes.size()),
+            .input_count = static_cast<std::uint32_t>(identity.input_types.size()),
+            .scalar_count = identity.scalar_count,
+            .input_types = identity.input_types.data(),
+            .counter_slots = 0,
+            .out_count = static_cast<std::uint32_t>(identity.out_nodes.size()),
+            .out_nodes = identity.out_nodes.data(),
+            .out_types = identity.out_types.data(),
+            .functions = nullptr,
+            .function_count = 0,
+            .hash = 0,
+            .repeats = identity.repeats.data(),
+            .repeat_count = static_cast<std::uint32_t>(identity.repeats.size())};
   }
 };
 
@@ -99,6 +104,7 @@ struct global_cache {
                    std::vector<dtype>(d.out_types, d.out_types + d.out_count),
                    kernel_identity::functions_of(d),
                    d.reduction,
+                   std::vector<repeat>(d.repeats, d.repeats + d.repeat_count),
                    v,
                    device};
     return *entries.emplace(d.hash, std::move(e))->second;
