@@ -61,6 +61,7 @@ void cold_compile(options& o) {
 // gives it wherever the disk cache holds the interpreter), and whether its bits are the compiled
 // kernel's (in o.call and o.put).
 void interpreted_first_result(options& o) {
+  const jet::jit_policy policy = jet::get_jit_policy();
   jet::set_jit_policy(jet::jit_policy::interpret);
   (void)jet::eval(o.s + o.x);  // loads the float32 interpreter
   jet::synchronize();
@@ -70,7 +71,7 @@ void interpreted_first_result(options& o) {
   jet::tie(call, put) = black_scholes::prices(o.s, o.x, o.t);
   jet::synchronize();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  jet::set_jit_policy(jet::jit_policy::async);
+  jet::set_jit_policy(policy);
   const std::vector<float> ic = call.to_host(), ip = put.to_host(), cc = o.call.to_host(), cp = o.put.to_host();
   std::size_t differ = 0;
   for (std::size_t i = 0; i < ic.size(); ++i)

@@ -229,9 +229,11 @@ inline const std::vector<long double>& probes(dtype t) {
 }
 
 /// How far op node n may move from `value` as its operands move across their intervals: the
-/// largest distance at the combinations of their ends (floating values at value ± radius, and at
-/// ±0 inside them, where div, pow, log and rsqrt change; inexact integers and bools at the ends of
-/// their dtype's range; unknown operands at each probe).
+/// largest distance at the combinations of their ends (floating values at value ± radius, at ±0
+/// inside them, where div, pow, log and rsqrt change, and at the first two whole numbers inside
+/// them, an even and an odd one, where pow of a negative base is no NaN and takes its sign from
+/// the exponent's parity; inexact integers and bools at the ends of their dtype's range; unknown
+/// operands at each probe).
 inline double corner_deviation(const detail::node& n, const bounded* operands, long double value) {
   std::vector<long double> candidates[3];
   for (int k = 0; k < n.arity; ++k) {
@@ -241,11 +243,13 @@ inline double corner_deviation(const detail::node& n, const bounded* operands, l
       candidates[k] = {o.value};
     else if (!o.determined())
       candidates[k] = probes(t);
-    else if (is_floating(t) && std::fabs(o.value) <= o.radius)
-      candidates[k] = {o.value - o.radius, -0.0L, 0.0L, o.value + o.radius};
-    else if (is_floating(t))
-      candidates[k] = {o.value - o.radius, o.value + o.radius};
-    else
+    else if (is_floating(t)) {
+      const long double low = o.value - o.radius, high = o.value + o.radius;
+      candidates[k] = {low, high};
+      if (low <= 0 && 0 <= high) candidates[k].insert(candidates[k].end(), {-0.0L, 0.0L});
+      for (const long double whole : {std::ceil(low), std::ceil(low) + 1})
+        if (whole <= high) candidates[k].push_back(whole);
+    } else
       candidates[k] = {smallest(t), largest(t)};
   }
   double deviation = 0;
