@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -211,9 +212,32 @@ template <class E> struct named {
     return t;
   }();
 
-  std::shared_ptr<const E> value;
+  explicit named(E e) : shared_(new holder{std::move(e)}) {}
+  named(const named& o) noexcept : shared_(o.shared_) { shared_->references.fetch_add(1, std::memory_order_relaxed); }
+  named(named&& o) noexcept : shared_(std::exchange(o.shared_, nullptr)) {}
+  named& operator=(named o) noexcept {
+    std::swap(shared_, o.shared_);
+    return *this;
+  }
+  ~named() {
+    if (shared_ && shared_->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete shared_;
+  }
 
-  template <class L> void collect(L& l) const { value->collect(l); }
+  /// The expression named.
+  const E& value() const { return shared_->value; }
+  /// How many copies hold it (this one among them).
+  std::size_t use_count() const { return shared_->references.load(std::memory_order_relaxed); }
+
+  template <class L> void collect(L& l) const { shared_->value.collect(l); }
+
+ private:
+  // A counted holder of its own: std::shared_ptr's control blocks cost the user's compiler more
+  // than the rest of a named value.
+  struct holder {
+    E value;
+    std::atomic<std::size_t> references{1};
+  };
+  holder* shared_;
 };
 
 namespace detail {
@@ -403,7 +427,7 @@ template <class Out, class E> using bound_one = bound<roots<E>, Out>;
 /// times computes it once per element. d1 refers to the arrays it names, as any expression does.
 template <jet_operand E> auto let(E&& e) {
   using value = detail::expr_t<E>;
-  return named<value>{std::make_shared<const value>(detail::as_expr(std::forward<E>(e)))};
+  return named<value>(detail::as_expr(std::forward<E>(e)));
 }
 
 }  // namespace jet
