@@ -2,10 +2,12 @@
 """What jet costs the user's compiler: host compile time and peak memory of one translation unit
 that includes jet.hpp and evaluates 0, 1, 10 and 50 distinct expressions (each a type of its own,
 so each instantiates its own kernel description and cache slot), then of examples/black_scholes.cpp
-(1,422 nodes, 64 shared subexpressions) and of one expression of about 1,000 nodes, as a balanced
-tree and as a chain 667 nodes deep; compiled with g++ -O2 -c.
+(1,422 nodes, 64 shared subexpressions), of one expression of about 1,000 nodes, as a balanced
+tree and as a chain 667 nodes deep, and of a chain 2,001 nodes deep (deeper than g++'s 900 nested
+instantiations: jet nests none per level); with --deep also of a chain 4,097 nodes deep (minutes
+of g++ time); compiled with g++ -O2 -c.
 
-Usage, from the repository root: python3 benchmarks/compile_time.py [--compiler g++] [--repeat 3]
+Usage, from the repository root: python3 benchmarks/compile_time.py [--compiler g++] [--repeat 3] [--deep]
 Prints one line per translation unit: what it holds, seconds (the fastest of the repeats), peak MB
 of the compiler process. Needs no GPU and no CUDA library; RESULTS.md keeps the figures.
 """
@@ -39,13 +41,18 @@ def source(count):
     return "\n".join(lines)
 
 
-# One expression of about 1,000 nodes, built by recursions log2(N) deep (one N deep would meet g++'s
-# limit on nested instantiations in the user's own code).
+# Large expressions, built by recursions log2(N) deep (one N deep would meet g++'s limit on nested
+# instantiations in the user's own code). A step of `chain` has a C++ scalar per 2 levels, of
+# `deep_chain` one per 4: an expression holds at most 1024 (README, "Limits").
 LARGE = """#include <jet/jet.hpp>
 
 template <int N, class E> auto chain(const E& e) {
   if constexpr (N == 1) return -e * 0.5f;
   else return chain<N - N / 2>(chain<N / 2>(e));
+}
+template <int N, class E> auto deep_chain(const E& e) {
+  if constexpr (N == 1) return -(-(-(e * 0.5f)));
+  else return deep_chain<N - N / 2>(deep_chain<N / 2>(e));
 }
 template <int Leaves, class A, class B> auto balanced(const A& x, const B& y) {
   if constexpr (Leaves == 1) return x;
@@ -55,7 +62,12 @@ template <int Leaves, class A, class B> auto balanced(const A& x, const B& y) {
 
 void evaluate(jet::array<float>& z, jet::view<float> x, jet::view<float> y) { z = EXPRESSION; }
 """
-LARGE_CASES = {"balanced_tree_1023_nodes": "balanced<512>(x, y)", "chain_1000_nodes_667_deep": "chain<333>(x)"}
+LARGE_CASES = {
+    "balanced_tree_1023_nodes": "balanced<512>(x, y)",
+    "chain_1000_nodes_667_deep": "chain<333>(x)",
+    "chain_3001_nodes_2001_deep": "chain<1000>(x)",
+}
+DEEP_CASES = {"chain_5121_nodes_4097_deep": "deep_chain<1024>(x)"}
 
 
 def compile_once(compiler, includes, path):
@@ -73,6 +85,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--compiler", default="g++")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--deep", action="store_true", help="also the chain 4,097 nodes deep")
     args = parser.parse_args()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     includes = [os.path.join(root, "include"), os.path.join(root, "examples")]
@@ -92,7 +105,7 @@ def main():
                 f.write(source(count))
             report(f"expressions={count}", path)
         report("black_scholes.cpp", os.path.join(root, "examples", "black_scholes.cpp"))
-        for label, expression in LARGE_CASES.items():
+        for label, expression in {**LARGE_CASES, **(DEEP_CASES if args.deep else {})}.items():
             path = os.path.join(scratch, f"{label}.cpp")
             with open(path, "w") as f:
                 f.write(LARGE.replace("EXPRESSION", expression))

@@ -5,7 +5,10 @@
 
 #include <jet/jet.hpp>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 
@@ -228,6 +231,88 @@ TEST_CASE("the same tree gives the same description whatever its operands' value
   CHECK(&a.nodes[0] == &b.nodes[0]);  // one static description per expression type
   auto c = desc_of(x * 2.0 + y);      // a double scalar is another type: another kernel
   CHECK(c.hash != a.hash);
+}
+
+namespace {
+
+// Where node type N holds operand k, by offsetof (conditionally supported for a node that holds an
+// owning_terminal, which is not standard-layout; g++ and clang support it).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+template <class N> std::array<std::uint32_t, 3> offsets_of() {
+  std::array<std::uint32_t, 3> at{static_cast<std::uint32_t>(offsetof(N, first))};
+  if constexpr (N::tree.shape.arity > 1) at[1] = static_cast<std::uint32_t>(offsetof(N, second));
+  if constexpr (N::tree.shape.arity > 2) at[2] = static_cast<std::uint32_t>(offsetof(N, third));
+  return at;
+}
+#pragma GCC diagnostic pop
+
+// The values of E's leaves as evaluation collects them.
+template <class E> auto collected(const E& e) {
+  return jet::detail::kernel_of<jet::detail::roots<E>, float>::values_of(e);
+}
+
+float scalar_in(const jet::detail::scalar_value& v) {
+  float f;
+  std::memcpy(&f, v.bytes, sizeof f);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("a node stores its shallowest operand first, where its tree says", "[cpu][expr]") {
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(8, 0x20000);
+  const auto deep = -(-y);
+  const auto swapped = deep * x;                            // x first
+  const auto in_order = x * deep;                           // x first
+  const auto middle = jet::where(deep > 1.0f, 2.0f, deep);  // the scalar first
+  const auto last = jet::where(deep > 1.0f, deep, 2.0f);    // the scalar first
+  const auto owning = deep * jet::array<float>();           // a temporary array (no memory), first
+  STATIC_REQUIRE(decltype(swapped)::stored_first == 1);
+  STATIC_REQUIRE(decltype(in_order)::stored_first == 0);
+  STATIC_REQUIRE(decltype(middle)::stored_first == 1);
+  STATIC_REQUIRE(decltype(last)::stored_first == 2);
+  STATIC_REQUIRE(decltype(owning)::stored_first == 1);
+  CHECK(decltype(swapped)::tree.offsets == offsets_of<decltype(swapped)>());
+  CHECK(decltype(in_order)::tree.offsets == offsets_of<decltype(in_order)>());
+  CHECK(decltype(middle)::tree.offsets == offsets_of<decltype(middle)>());
+  CHECK(decltype(last)::tree.offsets == offsets_of<decltype(last)>());
+  CHECK(decltype(owning)::tree.offsets == offsets_of<decltype(owning)>());
+  CHECK(decltype(deep)::tree.offsets == offsets_of<decltype(deep)>());
+}
+
+TEST_CASE("leaves are collected in slot order from wherever their nodes store them", "[cpu][expr]") {
+  auto x = jet::test::fake_view<float>(8), y = jet::test::fake_view<float>(4, 0x20000);
+  const jet::array<float> a;  // an array operand refers to it; it has no memory
+  const auto e =
+      jet::where(-(-x) > 1.0f, 2.0f, y * 3.0f) + (-a * jet::array<float>()) * 4.0f + jet::counter_of(jet::shape{2, 3});
+  const auto values = collected(e);
+  using E = decltype(e);
+  STATIC_REQUIRE(E::input_count == 5);
+  STATIC_REQUIRE(E::scalar_count == 4);
+  const auto* begin = reinterpret_cast<const unsigned char*>(&e);
+  const auto inside = [&](const void* p) {
+    const auto* at = static_cast<const unsigned char*>(p);
+    return at >= begin && at < begin + sizeof e;
+  };
+  CHECK(values.input[0] == x.data());  // views: their pointer and layout, copied into the expression
+  CHECK(inside(values.layouts[0]));
+  CHECK(values.layouts[0]->extents == x.shape());
+  CHECK(values.input[1] == y.data());
+  CHECK(inside(values.layouts[1]));
+  CHECK(values.layouts[1]->extents == y.shape());
+  CHECK(values.input[2] == a.data());  // an array: its own layout
+  CHECK(values.layouts[2] == &a.layout());
+  CHECK(values.input[3] == nullptr);  // the temporary array, kept by the expression
+  CHECK(inside(values.layouts[3]) == false);
+  CHECK(values.layouts[3]->extents.size() == 0);
+  CHECK(values.input[4] == nullptr);  // the counter: no memory, its shape's layout
+  CHECK(inside(values.layouts[4]));
+  CHECK(values.layouts[4]->extents == jet::shape{2, 3});
+  CHECK(scalar_in(values.scalar[0]) == 1.0f);
+  CHECK(scalar_in(values.scalar[1]) == 2.0f);
+  CHECK(scalar_in(values.scalar[2]) == 3.0f);
+  CHECK(scalar_in(values.scalar[3]) == 4.0f);
 }
 
 TEST_CASE("mismatched sizes are a shape_error naming both sizes", "[cpu][expr][errors]") {

@@ -1,6 +1,6 @@
 // Expressions of 1,000 nodes: a chain 667 nodes deep and a balanced tree of 512 leaves. Both
-// compile in g++ at its default limits (jet's flattening does not nest per level of the tree) and
-// their kernels in NVRTC. In a file of their own: the chain's types cost g++ seconds.
+// compile in g++ at its default limits (jet nests nothing per level of the tree) and their kernels
+// in NVRTC. In a file of their own: the chain's types cost g++ seconds.
 #include "support/catch.hpp"
 #include "support/cubin.hpp"
 #include "support/operands.hpp"

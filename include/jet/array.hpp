@@ -89,8 +89,8 @@ template <class T> class view {
     detail::bound_one<T, E>(e).evaluate_into(&out, &layout_);
     return *this;
   }
-  view& operator=(const view& o) { return *this = terminal<T>{{}, o.data(), o.layout()}; }
-  view& operator=(const array<T>& a) { return *this = array_terminal<T>{{}, &a}; }
+  view& operator=(const view& o) { return *this = terminal<T>(o); }
+  view& operator=(const array<T>& a) { return *this = array_terminal<T>(a); }
   JET_COMPOUND_ASSIGNMENTS(view, *this)
 
   const jet::shape& shape() const { return layout_.extents; }
@@ -187,7 +187,7 @@ template <class T> class array {
     return *this;
   }
   /// Evaluates the view's elements into this array (an explicit copy).
-  array& operator=(const jet::view<T>& v) { return *this = terminal<T>{{}, v.data(), v.layout()}; }
+  array& operator=(const jet::view<T>& v) { return *this = terminal<T>(v); }
   JET_COMPOUND_ASSIGNMENTS(array, jet::view<T>(*this))
 
   const jet::shape& shape() const { return layout_.extents; }
@@ -233,7 +233,7 @@ template <class T> class array {
 
 template <class T> std::vector<T> view<T>::to_host() const {
   if (is_contiguous()) return detail::download(data_, shape());
-  return array<T>(terminal<T>{{}, data_, layout_}).to_host();
+  return array<T>(terminal<T>(data_, layout_)).to_host();
 }
 
 /// Copies host data into a new device array of shape s (default: 1-D).

@@ -27,92 +27,166 @@ template <class T> class view;
 
 namespace detail {
 
-/// What an inner node (apply, call) of dtype Type has from its operands: its nodes, leaves and
-/// depth. A base class, so that all of it is computed as the node is built, from its operands' (a static
-/// member of a template is computed when first used: for a deep expression recursively from its
-/// root, past the compilers' limit on nested instantiations). In a namespace of its own: a base
-/// class's namespace is searched for the functions called with an expression (ADL), and
-/// jet::detail's must not be.
-namespace tree {
-template <dtype Type, class... Args> struct subtree {
-  static constexpr dtype type = Type;
-  static constexpr bool weak = false;
-  static constexpr std::size_t node_count = (1 + ... + Args::node_count);
-  static constexpr std::size_t input_count = (0 + ... + Args::input_count);
-  static constexpr std::size_t scalar_count = (0 + ... + Args::scalar_count);
-  static constexpr std::size_t depth = 1 + std::max({std::size_t{0}, Args::depth...});
-  static constexpr bool too_deep = depth > max_expression_depth;
-  static_assert(node_count + input_count + scalar_count + depth > 0);  // computes them as the node is built
-};
+// A deep expression's type is long: it names every node below it, and g++ does work in proportion
+// to that length for each entity the type names (it mangles the name of every function, variable
+// and constexpr function instantiated for the type, used or not) and for each time it walks the
+// type's nested members (laying out a class that holds an empty class anywhere inside, telling
+// whether a copy copies anything, sorting out a base class): for a deep expression, work growing
+// with the square of its depth per such entity or walk per node. The node types keep them few.
+// Each node type holds its operands as its own members, shallowest first (where a walk down its
+// first members ends soonest), and no empty class; its counts are enumerators, which are no
+// entities; its op function builds it with nothing in between (JET_DETAIL_BUILD1, 2, 3); and an
+// expression's leaves are collected by one loop over a table that flattening makes (flatten.hpp).
+// What remains per node is its op function, its `tree` and its `type`.
 
-/// The operands an inner node holds, and the collection of their leaves: a base class, so that
-/// collecting nests one function per level of the expression (g++ instantiates them nested, and
-/// stops at 900). Plain members, not a hana::tuple: its layers of constructor templates cost g++
-/// time growing with the square of an expression's depth.
-template <class... Args> struct operands_of;
-template <class A> struct operands_of<A> {
-  A first;
-  template <class L> void collect(L& l) const { first.collect(l); }
-};
-template <class A, class B> struct operands_of<A, B> {
-  A first;
-  B second;
-  template <class L> void collect(L& l) const { first.collect(l), second.collect(l); }
-};
-template <class A, class B, class C> struct operands_of<A, B, C> {
-  A first;
-  B second;
-  C third;
-  template <class L> void collect(L& l) const { first.collect(l), second.collect(l), third.collect(l); }
-};
-}  // namespace tree
-
-/// Whether a node over operands Args stays within max_expression_depth, or one of them is past it
-/// already: that one was reported where it was built, and the nodes built on it do not repeat it.
-template <class... Args> constexpr bool depth_checked() {
-  return 1 + std::max({std::size_t{0}, Args::depth...}) <= max_expression_depth || (Args::too_deep || ...);
+/// The operand (0, 1 or 2) of depths `depths` that a node stores first: the shallowest one (the
+/// first of them where several are); the others follow in order.
+constexpr std::size_t stored_first(std::initializer_list<std::size_t> depths) {
+  std::size_t first = 0;
+  for (std::size_t k = 1; k < depths.size(); ++k)
+    if (depths.begin()[k] < depths.begin()[first]) first = k;
+  return first;
 }
 
-/// The dtypes of op Op's node over operands Args: its result and what each operand converts to.
-template <class Op, class... Args> inline constexpr typing typing_of = [] {
-  const dtype in[] = {Args::type...};
-  const bool weak[] = {Args::weak...};
-  return resolve(Op::rule, sizeof...(Args), in, weak, Op::target);
-}();
+/// Where a node stores its operands of sizes `sizes` and alignments `aligns`, in bytes, operand
+/// `first` first and the others in order: each member at the first offset of its alignment past
+/// the one before, as the Itanium C++ ABI lays out data members (tests/test_expr.cpp checks it
+/// against offsetof). Flattening adds them up into where each leaf is in the root's object.
+constexpr std::array<std::uint32_t, 3> operand_offsets(std::initializer_list<std::size_t> sizes,
+                                                       std::initializer_list<std::size_t> aligns, std::size_t first) {
+  std::array<std::uint32_t, 3> at{};
+  std::size_t end = 0;
+  const auto place = [&](std::size_t k) {
+    const std::size_t align = aligns.begin()[k];
+    at[k] = static_cast<std::uint32_t>((end + align - 1) / align * align);
+    end = at[k] + sizes.begin()[k];
+  };
+  place(first);
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    if (k != first) place(k);
+  return at;
+}
+
+/// Whether op Op computes on dtypes Operands (ops.def's domain column). Where it does not, the
+/// compiler's message names this function with the op and the dtypes as its template arguments.
+template <class Op, dtype... Operands> constexpr bool in_domain() {
+  static_assert((accepts(Op::domain, Operands) && ...),
+                "jet: an op is applied to dtypes outside its domain (ops.def); the op and the dtypes are "
+                "in_domain's template arguments");
+  return true;
+}
+
+/// in_domain of the dtypes that a node of op Op typed `Typed` computes on: the operands K (of a
+/// select, all but its condition, which is any dtype).
+template <class Op, typing Typed, std::size_t... K> constexpr bool domain_checked(std::index_sequence<K...>) {
+  constexpr std::size_t first = Op::rule == rule::select ? 1 : 0;
+  return in_domain<Op, Typed.args[first + K]...>();
+}
+
+/// The dtypes of a node of op Op (of the table, or a call of a user function) over operands of
+/// dtypes `in` (C++ scalars `weak`): its result and what each operand converts to; none past its
+/// operands.
+template <class Op> constexpr typing op_typing(std::initializer_list<dtype> in, std::initializer_list<bool> weak) {
+  if constexpr (Op::id == op_id::user) {
+    return Op::function_tag::typed;
+  } else {
+    typing t = resolve(Op::rule, static_cast<int>(in.size()), in.begin(), weak.begin(), Op::target);
+    for (std::size_t k = in.size(); k < 3; ++k) t.args[k] = dtype{};
+    return t;
+  }
+}
+
+/// Whether a node of op Op typed `Typed` over `Arity` operands is one jet computes: an op of the
+/// table on dtypes of its domain, a user function with as many arguments as it has parameters.
+template <class Op, std::size_t Arity, typing Typed> constexpr bool op_checked() {
+  if constexpr (Op::id == op_id::user) {
+    static_assert(Arity == Op::function_tag::arity, "jet: wrong number of arguments for a JET_FUNCTION");
+    return true;
+  } else {
+    return domain_checked<Op, Typed>(std::make_index_sequence<Arity - (Op::rule == rule::select)>{});
+  }
+}
+
+/// The type_node of a node of op Op typed `t` over operands `operands` stored at `offsets`.
+template <class Op> constexpr type_node op_node(const typing& t, std::initializer_list<const type_node*> operands,
+                                                const std::array<std::uint32_t, 3>& offsets) {
+  type_node n{{Op::id, t.result, static_cast<std::uint8_t>(operands.size()), {t.args[0], t.args[1], t.args[2]}}};
+  for (std::size_t k = 0; k < operands.size(); ++k) n.operands[k] = operands.begin()[k];
+  n.offsets = offsets;
+  if constexpr (Op::id == op_id::user) n.function = &Op::function_tag::function;
+  return n;
+}
+
+/// The operands of a node by position, which its members are declared from.
+template <class A, class B = void, class C = void> struct operand_list {
+  using first = A;
+  using second = B;
+  using third = C;
+};
+
+template <class... Args>
+concept unary = sizeof...(Args) == 1;
+template <class... Args>
+concept binary = sizeof...(Args) == 2;
+template <class... Args>
+concept ternary = sizeof...(Args) == 3;
+/// Operands Args of which a node stores operand K first (stored_first).
+template <std::size_t K, class... Args>
+concept stores_first = (stored_first({std::size_t{Args::depth}...}) == K);
 
 /// The run-time values of an expression's leaves, in slot order.
 template <std::size_t Inputs, std::size_t Scalars> struct leaves {
   std::array<const void*, Inputs> input{};
   std::array<const layout*, Inputs> layouts{};
   std::array<scalar_value, Scalars> scalar{};
-  std::size_t inputs = 0, scalars = 0;
 };
+
+/// Where a leaf's reader writes: the input slots (pointers and layouts) and the scalar slots from
+/// its own on.
+struct leaf_sink {
+  const void** input;
+  const layout** layouts;
+  scalar_value* scalar;
+};
+
+/// Copies the run-time values of the leaves that the first `count` of `refs` read out of the root
+/// expressions at `roots` into their slots, counted from `slots`: one loop, however deep the
+/// expressions are. (A fold of direct calls, which the compiler inlines, takes half the host time
+/// but costs g++ seconds on a formula of hundreds of leaves.)
+inline void read_leaves(const leaf_ref* refs, std::size_t count, const void* const* roots, const leaf_sink& slots) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const leaf_ref& r = refs[k];
+    r.read(static_cast<const unsigned char*>(roots[r.root]) + r.offset,
+           {slots.input + r.input, slots.layouts + r.input, slots.scalar + r.scalar});
+  }
+}
+
+/// Copies the pointer and layout of an array operand (a Leaf) at `at` into its input slot.
+template <class Leaf> void read_array(const void* at, const leaf_sink& s) {
+  const Leaf& leaf = *static_cast<const Leaf*>(at);
+  s.input[0] = leaf.data();
+  s.layouts[0] = &leaf.layout();
+}
 
 }  // namespace detail
 
-namespace detail::tree {  // not jet::detail, for the reason tree::subtree gives
-
-/// What every array operand is to a kernel: an input slot of dtype T, whose pointer and layout
-/// Leaf (the operand's type) gives when the expression is evaluated.
-template <class T, class Leaf> struct array_leaf {
-  static constexpr dtype type = dtype_of<T>();
-  static constexpr bool weak = false;
-  static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
-  static constexpr std::size_t depth = 1;
-  static constexpr bool too_deep = false;
-
-  static constexpr detail::type_node tree{{detail::op_id::input, type}};
-  template <class L> void collect(L& l) const {
-    const Leaf& leaf = static_cast<const Leaf&>(*this);
-    l.input[l.inputs] = leaf.data();
-    l.layouts[l.inputs++] = &leaf.layout();
-  }
-};
-
-}  // namespace detail::tree
+// What every array operand is to a kernel: an input slot of dtype T, whose pointer and layout the
+// operand gives when the expression is evaluated. Members of each leaf type rather than an empty
+// base class, which every node above it would hold (see the top of this file).
+#define JET_ARRAY_LEAF(T, Leaf)                                                   \
+  static constexpr dtype type = dtype_of<T>();                                    \
+  static constexpr bool weak = false;                                             \
+  static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0; \
+  static constexpr std::size_t depth = 1;                                         \
+  static constexpr detail::type_node tree{{detail::op_id::input, type}, {}, {}, nullptr, &detail::read_array<Leaf>};
 
 /// A view operand: the view's device pointer and layout, copied.
-template <class T> struct terminal : detail::tree::array_leaf<T, terminal<T>> {
+template <class T> struct terminal {
+  JET_ARRAY_LEAF(T, terminal)
+
+  terminal(const T* p, const detail::layout& l) : pointer(p), strides(l) {}
+  terminal(const view<T>& v) : terminal(v.data(), v.layout()) {}  // NOLINT: what a view operand becomes
+
   const T* pointer;
   detail::layout strides;
 
@@ -124,18 +198,25 @@ template <class T> struct terminal : detail::tree::array_leaf<T, terminal<T>> {
 /// (every use of a named sub-expression copies its operands) is cheap to build. The expression
 /// reads the array's pointer and shape when it is evaluated, so the array must outlive it, as its
 /// memory must.
-template <class T> struct array_terminal : detail::tree::array_leaf<T, array_terminal<T>> {
+template <class T> struct array_terminal {
+  JET_ARRAY_LEAF(T, array_terminal)
+
+  array_terminal(const array<T>& a) : source(&a) {}  // NOLINT: what an array operand becomes
+
   const array<T>* source;
 
   const T* data() const { return source->data(); }
   const detail::layout& layout() const { return source->layout(); }
 };
 
+#undef JET_ARRAY_LEAF
+
 /// An array operand that was a temporary (`from_host(h) + y`): the expression keeps it alive, so
 /// an expression never dangles on a temporary.
 template <class T> struct owning_terminal : array_terminal<T> {
-  explicit owning_terminal(array<T>&& a) : owning_terminal(std::make_shared<const array<T>>(std::move(a))) {}
-  explicit owning_terminal(std::shared_ptr<const array<T>> a) : array_terminal<T>{{}, a.get()}, owner(std::move(a)) {}
+  owning_terminal(array<T>&& a)  // NOLINT: what a temporary array operand becomes
+      : owning_terminal(std::make_shared<const array<T>>(std::move(a))) {}
+  explicit owning_terminal(std::shared_ptr<const array<T>> a) : array_terminal<T>(*a), owner(std::move(a)) {}
   std::shared_ptr<const array<T>> owner;
 };
 
@@ -146,16 +227,15 @@ struct counter {
   static constexpr bool weak = false;
   static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
   static constexpr std::size_t depth = 1;
-  static constexpr bool too_deep = false;
 
   jet::shape extents;
   detail::layout layout = detail::layout::contiguous(extents);  // what the planner reads
 
-  static constexpr detail::type_node tree{{detail::op_id::counter, type}};
-  template <class L> void collect(L& l) const {
-    l.input[l.inputs] = nullptr;
-    l.layouts[l.inputs++] = &layout;
+  static void read(const void* at, const detail::leaf_sink& s) {
+    s.input[0] = nullptr;
+    s.layouts[0] = &static_cast<const counter*>(at)->layout;
   }
+  static constexpr detail::type_node tree{{detail::op_id::counter, type}, {}, {}, nullptr, &read};
 };
 
 /// A C++ scalar operand. It is a kernel argument: a new value never recompiles.
@@ -164,53 +244,143 @@ template <class T> struct scalar {
   static constexpr bool weak = true;  // see jet::promote
   static constexpr std::size_t node_count = 1, input_count = 0, scalar_count = 1;
   static constexpr std::size_t depth = 1;
-  static constexpr bool too_deep = false;
+
+  scalar(T v) : value(static_cast<cpp_type<type>>(v)) {}  // NOLINT: what a C++ scalar operand becomes
 
   cpp_type<type> value;
 
-  static constexpr detail::type_node tree{{detail::op_id::scalar, type}};
-  template <class L> void collect(L& l) const {
+  static void read(const void* at, const detail::leaf_sink& s) {
     static_assert(sizeof value <= sizeof(detail::scalar_value::bytes));
     detail::scalar_value v{};
-    std::memcpy(v.bytes, &value, sizeof value);
-    l.scalar[l.scalars++] = v;
+    std::memcpy(v.bytes, &static_cast<const scalar*>(at)->value, sizeof value);
+    s.scalar[0] = v;
   }
+  static constexpr detail::type_node tree{{detail::op_id::scalar, type}, {}, {}, nullptr, &read};
 };
 
-/// The one generic node: op `Op` of the table applied to `Args`.
-template <class Op, class... Args> struct apply : detail::tree::subtree<detail::typing_of<Op, Args...>.result, Args...>,
-                                                  detail::tree::operands_of<Args...> {
-  static constexpr detail::typing typed = detail::typing_of<Op, Args...>;
+namespace ops {
+/// The op of a call of user function F (JET_FUNCTION's tag; a detail::user_function_tag).
+template <class F> struct call {
+  static constexpr detail::op_id id = detail::op_id::user;
+  using function_tag = F;
+};
+}  // namespace ops
 
-  static constexpr detail::type_node tree = detail::inner_type_node<Args...>(Op::id, apply::type, typed.args, nullptr);
-  static_assert(tree.shape.arity > 0);  // computes it as the node is built, as subtree's counts
+// The members every node of op Op over operands Args has besides its operands (stored operand
+// FIRST first): its counts, its checks, its `tree` and its dtype (which nodes read from their
+// operands' trees).
+#define JET_DETAIL_NODE(FIRST)                                                                                        \
+  enum : std::size_t {                                                                                                \
+    node_count = (1 + ... + Args::node_count),                                                                        \
+    input_count = (0 + ... + Args::input_count),                                                                      \
+    scalar_count = (0 + ... + Args::scalar_count),                                                                    \
+    depth = 1 + std::max({std::size_t{0}, std::size_t{Args::depth}...}),                                              \
+    stored_first = FIRST,                                                                                             \
+  };                                                                                                                  \
+  enum : bool { weak = false };                                                                                       \
+  static_assert(detail::op_checked<Op, sizeof...(Args),                                                               \
+                                   detail::op_typing<Op>({Args::tree.shape.type...}, {bool(Args::weak)...})>());      \
+  static constexpr detail::type_node tree =                                                                           \
+      detail::op_node<Op>(detail::op_typing<Op>({Args::tree.shape.type...}, {bool(Args::weak)...}), {&Args::tree...}, \
+                          detail::operand_offsets({sizeof(Args)...}, {alignof(Args)...}, FIRST));                     \
+  static_assert(tree.shape.arity > 0); /* computes it as the node is built, as the counts */                          \
+  static constexpr dtype type = tree.shape.type
+
+/// The one generic node: op `Op` (of the table, or ops::call of a user function) applied to
+/// `Args`. An aggregate of its operands, stored shallowest first: built by JET_DETAIL_BUILDn.
+template <class Op, class... Args> struct apply;
+template <class Op, class... Args>
+requires detail::unary<Args...>
+struct apply<Op, Args...> {
+  typename detail::operand_list<Args...>::first first;
+  JET_DETAIL_NODE(0);
+};
+template <class Op, class... Args>
+requires detail::binary<Args...>
+struct apply<Op, Args...> {
+  typename detail::operand_list<Args...>::first first;
+  typename detail::operand_list<Args...>::second second;
+  JET_DETAIL_NODE(0);
+};
+template <class Op, class... Args>
+requires detail::binary<Args...> && detail::stores_first<1, Args...>
+struct apply<Op, Args...> {
+  typename detail::operand_list<Args...>::second second;
+  typename detail::operand_list<Args...>::first first;
+  JET_DETAIL_NODE(1);
+};
+template <class Op, class... Args>
+requires detail::ternary<Args...>
+struct apply<Op, Args...> {
+  typename detail::operand_list<Args...>::first first;
+  typename detail::operand_list<Args...>::second second;
+  typename detail::operand_list<Args...>::third third;
+  JET_DETAIL_NODE(0);
+};
+template <class Op, class... Args>
+requires detail::ternary<Args...> && detail::stores_first<1, Args...>
+struct apply<Op, Args...> {
+  typename detail::operand_list<Args...>::second second;
+  typename detail::operand_list<Args...>::first first;
+  typename detail::operand_list<Args...>::third third;
+  JET_DETAIL_NODE(1);
+};
+template <class Op, class... Args>
+requires detail::ternary<Args...> && detail::stores_first<2, Args...>
+struct apply<Op, Args...> {
+  typename detail::operand_list<Args...>::third third;
+  typename detail::operand_list<Args...>::first first;
+  typename detail::operand_list<Args...>::second second;
+  JET_DETAIL_NODE(2);
 };
 
-/// A call of a user-defined element function F (JET_FUNCTION): like apply, with the dtypes of
-/// F's C++ signature.
-template <class F, class... Args> struct call : detail::tree::subtree<F::result_dtype, Args...>,
-                                                detail::tree::operands_of<Args...> {
-  static_assert(sizeof...(Args) == F::arity, "jet: wrong number of arguments for a JET_FUNCTION");
+#undef JET_DETAIL_NODE
 
-  static constexpr detail::type_node tree =
-      detail::inner_type_node<Args...>(detail::op_id::user, call::type, F::arg_dtypes, &F::function);
-  static_assert(tree.shape.arity > 0);  // computes it as the node is built, as subtree's counts
+/// A call of a user-defined element function F (JET_FUNCTION): an apply, with the dtypes of F's
+/// C++ signature.
+template <class F, class... Args> using call = apply<ops::call<F>, Args...>;
+
+namespace detail {
+
+/// Where the leaves of an expression of type E lie in its object, in slot order: what reads a
+/// jet::let value's leaves out of its holder.
+template <class E> struct leaf_table {
+  struct table {
+    std::array<leaf_ref, E::input_count + E::scalar_count> refs;
+    std::uint32_t count;
+  };
+  static constexpr table of = [] {
+    flat_builder<E::node_count, E::input_count + E::scalar_count> b;
+    b.append(E::tree, 0);
+    return table{b.leaves, b.leaf_count};
+  }();
 };
+
+}  // namespace detail
 
 /// A named value (jet::let): expression E, held once and shared by every copy, so that using it
 /// many times costs a pointer copy each, and computed once per element wherever it is used in one
-/// kernel (its uses are repeats of one subtree over the same operands, found first).
+/// kernel (its uses are repeats of one subtree over the same operands, listed first). Flattening
+/// reads its leaves through its holder (leaf_table), not at offsets in the root's object.
 template <class E> struct named {
-  static constexpr dtype type = E::type;
-  static constexpr bool weak = E::weak;
-  static constexpr std::size_t node_count = E::node_count, input_count = E::input_count, scalar_count = E::scalar_count,
-                               depth = E::depth;
-  static constexpr bool too_deep = E::too_deep;
+  enum : std::size_t {
+    node_count = E::node_count,
+    input_count = E::input_count,
+    scalar_count = E::scalar_count,
+    depth = E::depth,
+  };
+  enum : bool { weak = bool(E::weak) };
+  static void read(const void* at, const detail::leaf_sink& s) {
+    const void* const value[] = {&static_cast<const named*>(at)->shared_->value};
+    detail::read_leaves(detail::leaf_table<E>::of.refs.data(), detail::leaf_table<E>::of.count, value, s);
+  }
   static constexpr detail::type_node tree = [] {
     detail::type_node t = E::tree;
     t.shape.named = true;
+    t.read_named = &read;
     return t;
   }();
+  static constexpr dtype type = E::type;
 
   explicit named(E e) : shared_(new holder{std::move(e)}) {}
   named(const named& o) noexcept : shared_(o.shared_) { shared_->references.fetch_add(1, std::memory_order_relaxed); }
@@ -228,8 +398,6 @@ template <class E> struct named {
   /// How many copies hold it (this one among them).
   std::size_t use_count() const { return shared_->references.load(std::memory_order_relaxed); }
 
-  template <class L> void collect(L& l) const { shared_->value.collect(l); }
-
  private:
   // A counted holder of its own: std::shared_ptr's control blocks cost the user's compiler more
   // than the rest of a named value.
@@ -242,35 +410,39 @@ template <class E> struct named {
 
 namespace detail {
 
-template <class T> inline constexpr bool is_expression_v = false;
-template <class E> inline constexpr bool is_expression_v<named<E>> = true;
-template <class T> inline constexpr bool is_expression_v<terminal<T>> = true;
-template <class T> inline constexpr bool is_expression_v<array_terminal<T>> = true;
-template <class T> inline constexpr bool is_expression_v<owning_terminal<T>> = true;
-template <class T> inline constexpr bool is_expression_v<scalar<T>> = true;
-template <class Op, class... A> inline constexpr bool is_expression_v<apply<Op, A...>> = true;
-template <class F, class... A> inline constexpr bool is_expression_v<call<F, A...>> = true;
-template <> inline constexpr bool is_expression_v<counter> = true;
+// Class templates, not variable templates: the concepts below test every operand, and a variable
+// instantiated for an expression's type is one more entity named by it (see the top of this file).
+template <class T> struct is_expression : std::false_type {};
+template <class E> struct is_expression<named<E>> : std::true_type {};
+template <class T> struct is_expression<terminal<T>> : std::true_type {};
+template <class T> struct is_expression<array_terminal<T>> : std::true_type {};
+template <class T> struct is_expression<owning_terminal<T>> : std::true_type {};
+template <class T> struct is_expression<scalar<T>> : std::true_type {};
+template <class Op, class... A> struct is_expression<apply<Op, A...>> : std::true_type {};
+template <> struct is_expression<counter> : std::true_type {};
 
-template <class T> inline constexpr bool is_array_v = false;
-template <class T> inline constexpr bool is_array_v<array<T>> = true;
-template <class T> inline constexpr bool is_view_v = false;
-template <class T> inline constexpr bool is_view_v<view<T>> = true;
+template <class T> struct is_array : std::false_type {};
+template <class T> struct is_array<array<T>> : std::true_type {};
+template <class T> struct is_view : std::false_type {};
+template <class T> struct is_view<view<T>> : std::true_type {};
+
+template <class T> inline constexpr bool is_array_v = is_array<T>::value;
+template <class T> inline constexpr bool is_view_v = is_view<T>::value;
 
 }  // namespace detail
 
 /// An expression node type.
 template <class T>
-concept expression = detail::is_expression_v<std::remove_cvref_t<T>>;
+concept expression = detail::is_expression<std::remove_cvref_t<T>>::value;
 
 /// Anything that makes an expression out of its own: an expression, an array or a view.
 template <class T>
 concept jet_operand =
-    expression<T> || detail::is_array_v<std::remove_cvref_t<T>> || detail::is_view_v<std::remove_cvref_t<T>>;
+    expression<T> || detail::is_array<std::remove_cvref_t<T>>::value || detail::is_view<std::remove_cvref_t<T>>::value;
 
 /// An operand of an op: a jet operand or a C++ scalar.
 template <class T>
-concept operand = jet_operand<T> || std::is_arithmetic_v<std::remove_cvref_t<T>>;
+concept operand = jet_operand<T> || std::is_arithmetic<std::remove_cvref_t<T>>::value;
 
 /// Operands of an op of which at least one is a jet operand (so `2 + 3` stays C++).
 template <class... T>
@@ -278,48 +450,66 @@ concept operands = (operand<T> && ...) && (jet_operand<T> || ...);
 
 namespace detail {
 
-template <class T> auto as_expr(T&& x) {
-  using U = std::remove_cvref_t<T>;
-  if constexpr (expression<U>)
-    return U(std::forward<T>(x));
-  else if constexpr (is_array_v<U> && !std::is_lvalue_reference_v<T>)
-    return owning_terminal<typename U::value_type>(std::move(x));
-  else if constexpr (is_array_v<U>)
-    return array_terminal<typename U::value_type>{{}, &x};
-  else if constexpr (is_view_v<U>)
-    return terminal<typename U::value_type>{{}, x.data(), x.layout()};
-  else
-    return scalar<U>{static_cast<cpp_type<scalar_dtype_of<U>()>>(x)};
+/// The node type of an operand of type T (a forwarding reference's): an expression is itself,
+/// an array an array_terminal (owning_terminal when a temporary), a view a terminal, a C++ scalar
+/// a scalar. A class template, not decltype of a function: an expression type's instantiations
+/// of a function each cost the compiler a name as long as the type.
+template <class T, class U = std::remove_cvref_t<T>> struct operand_type { using type = scalar<U>; };
+template <class T, class U>
+requires expression<U>
+struct operand_type<T, U> {
+  using type = U;
+};
+template <class T, class U>
+requires(is_array<U>::value) struct operand_type<T, U> {
+  using type = std::conditional_t<std::is_lvalue_reference_v<T>, array_terminal<typename U::value_type>,
+                                  owning_terminal<typename U::value_type>>;
+};
+template <class T, class U>
+requires(is_view<U>::value) struct operand_type<T, U> {
+  using type = terminal<typename U::value_type>;
+};
+template <class T> using expr_t = typename operand_type<T>::type;
+
+/// An operand as its node holds it.
+template <class T> expr_t<T> as_expr(T&& x) { return expr_t<T>(std::forward<T>(x)); }
+
+/// The node of op Op over operands of types A (forwarding references' types).
+template <class Op, class... A> using apply_t = apply<Op, expr_t<A>...>;
+
+// JET_DETAIL_BUILDn(N, (A, a), ...) returns node N (an apply) of n operands a of types A
+// (forwarding references'), as the op functions build theirs: each operand converts to its node
+// type, in the order N stores them. Spelled out in each op function rather than called: each
+// function instantiated for an expression's type is one more entity named by it (see the top of
+// this file).
+#define JET_DETAIL_OPERAND(A, a) static_cast<A&&>(a)
+#define JET_DETAIL_BUILD1(N, a) \
+  return N { JET_DETAIL_OPERAND a }
+#define JET_DETAIL_BUILD2(N, a, b)                        \
+  if constexpr (N::stored_first == 0)                     \
+    return N{JET_DETAIL_OPERAND a, JET_DETAIL_OPERAND b}; \
+  else                                                    \
+    return N { JET_DETAIL_OPERAND b, JET_DETAIL_OPERAND a }
+#define JET_DETAIL_BUILD3(N, a, b, c)                                           \
+  if constexpr (N::stored_first == 0)                                           \
+    return N{JET_DETAIL_OPERAND a, JET_DETAIL_OPERAND b, JET_DETAIL_OPERAND c}; \
+  else if constexpr (N::stored_first == 1)                                      \
+    return N{JET_DETAIL_OPERAND b, JET_DETAIL_OPERAND a, JET_DETAIL_OPERAND c}; \
+  else                                                                          \
+    return N { JET_DETAIL_OPERAND c, JET_DETAIL_OPERAND a, JET_DETAIL_OPERAND b }
+
+/// Op's node over a (, b (, c)), as the op functions build theirs (tests build any op with it).
+template <class Op, class A> auto make_apply(A&& a) {
+  using node = apply_t<Op, A>;
+  JET_DETAIL_BUILD1(node, (A, a));
 }
-
-template <class T> using expr_t = decltype(detail::as_expr(std::declval<T>()));
-
-/// Whether op Op computes on dtypes Operands (ops.def's domain column). Where it does not, the
-/// compiler's message names this function with the op and the dtypes as its template arguments.
-template <class Op, dtype... Operands> constexpr bool in_domain() {
-  static_assert((accepts(Op::domain, Operands) && ...),
-                "jet: an op is applied to dtypes outside its domain (ops.def); the op and the dtypes are "
-                "in_domain's template arguments");
-  return true;
+template <class Op, class A, class B> auto make_apply(A&& a, B&& b) {
+  using node = apply_t<Op, A, B>;
+  JET_DETAIL_BUILD2(node, (A, a), (B, b));
 }
-
-/// in_domain of the dtypes Op's node over Args computes on (a select's condition is any dtype).
-template <class Op, class... Args> constexpr bool domain_checked() {
-  constexpr std::size_t first = Op::rule == rule::select ? 1 : 0;
-  return []<std::size_t... K>(std::index_sequence<K...>) {
-    return in_domain<Op, typing_of<Op, Args...>.args[first + K]...>();
-  }
-  (std::make_index_sequence<sizeof...(Args) - first>{});
-}
-
-template <class Op, class... A> auto make_apply(A&&... a) {
-  static_assert(depth_checked<expr_t<A>...>(),
-                "jet: an expression is at most 800 nodes deep "
-                "(jet::detail::max_expression_depth); evaluate part of it first with jet::eval");
-  static_assert(domain_checked<Op, expr_t<A>...>());
-  // detail::as_expr, qualified: a call open to ADL searches the namespaces of every type in the
-  // expression's type, a cost that grows with its depth.
-  return apply<Op, expr_t<A>...>{{}, {detail::as_expr(std::forward<A>(a))...}};
+template <class Op, class A, class B, class C> auto make_apply(A&& a, B&& b, C&& c) {
+  using node = apply_t<Op, A, B, C>;
+  JET_DETAIL_BUILD3(node, (A, a), (B, b), (C, c));
 }
 
 /// Whether an expression's appearances of arrays and of C++ scalars are within max_input_slots and
@@ -351,9 +541,6 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   static_assert(node_count <= max_nodes,
                 "jet: more than 65535 nodes in one kernel (jet::detail::max_nodes); evaluate part of it first with "
                 "jet::eval");
-  // An expression past max_expression_depth has been reported where it was built; its leaves are
-  // not collected (which would nest past the compilers' instantiation limit).
-  static constexpr bool too_deep = (Es::too_deep || ...);
 
   struct flat {
     std::array<node, node_count> nodes;
@@ -361,14 +548,18 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
     std::array<const user_function*, node_count> functions;
     std::uint32_t function_count;
     std::uint32_t counter_slots;
+    std::array<leaf_ref, input_count + scalar_count> leaves;
+    std::uint32_t leaf_count;
   };
   static constexpr flat flattened = [] {
-    flat_builder<node_count> b;
+    flat_builder<node_count, input_count + scalar_count> b;
     if constexpr (node_count > max_nodes)  // reported above; not flattened, which would say more
       return flat{};
     else {
-      const std::array<std::uint16_t, sizeof...(Es)> out_nodes{b.append(Es::tree)...};  // in order, sharing slots
-      return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots};
+      std::uint32_t root = 0;
+      // In order (a braced list is evaluated left to right), sharing slots.
+      const std::array<std::uint16_t, sizeof...(Es)> out_nodes{b.append(Es::tree, root++)...};
+      return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots, b.leaves, b.leaf_count};
     }
   }();
   static constexpr std::array<dtype, input_count> input_types = [] {
@@ -395,6 +586,15 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
       .repeats = repeats.list.data(),
       .repeat_count = repeats.count};
   static inline kernel_slot slot;
+
+  /// The run-time values of the leaves of `es`, expressions of types Es.
+  static leaves<input_count, scalar_count> values_of(const Es&... es) {
+    leaves<input_count, scalar_count> values;
+    const void* const roots[] = {std::addressof(es)...};
+    read_leaves(flattened.leaves.data(), flattened.leaf_count, roots,
+                {values.input.data(), values.layouts.data(), values.scalar.data()});
+    return values;
+  }
 };
 
 /// Expressions bound to their leaves' run-time values, ready to evaluate into arrays of Outs.
@@ -403,9 +603,7 @@ template <class... Es, class... Outs> struct bound<roots<Es...>, Outs...> {
   using kernel = kernel_of<roots<Es...>, Outs...>;
   leaves<kernel::input_count, kernel::scalar_count> values;
 
-  explicit bound(const Es&... es) {
-    if constexpr (!kernel::too_deep) (es.collect(values), ...);
-  }
+  explicit bound(const Es&... es) : values(kernel::values_of(es...)) {}
   /// The shape every output must have.
   jet::shape shape() const { return broadcast_shape(kernel::desc, kernel::slot, values.layouts.data()); }
   evaluation request(void* const* outputs, const layout* output_layouts) const {

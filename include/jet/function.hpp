@@ -14,14 +14,24 @@ template <class R, class... Args> struct user_function_tag<R(Args...)> {
   static constexpr dtype result_dtype = dtype_of<R>();
   static constexpr int arity = sizeof...(Args);
   static_assert(arity >= 1 && arity <= 3, "jet: a JET_FUNCTION takes one to three parameters");
-  static constexpr dtype arg_dtypes[] = {dtype_of<Args>()...};
+  static constexpr typing typed{result_dtype, {dtype_of<Args>()...}};  // what each argument converts to
 };
 
-template <class F, class... A> auto make_call(A&&... a) {
-  static_assert(depth_checked<expr_t<A>...>(),
-                "jet: an expression is at most 800 nodes deep "
-                "(jet::detail::max_expression_depth); evaluate part of it first with jet::eval");
-  return call<F, expr_t<A>...>{{}, {detail::as_expr(std::forward<A>(a))...}};
+/// The call of F over operands of types A (forwarding references' types).
+template <class F, class... A> using call_t = apply<ops::call<F>, expr_t<A>...>;
+
+/// F's call over a (, b (, c)), as JET_FUNCTION's functions build theirs.
+template <class F, class A> auto make_call(A&& a) {
+  using node = call_t<F, A>;
+  JET_DETAIL_BUILD1(node, (A, a));
+}
+template <class F, class A, class B> auto make_call(A&& a, B&& b) {
+  using node = call_t<F, A, B>;
+  JET_DETAIL_BUILD2(node, (A, a), (B, b));
+}
+template <class F, class A, class B, class C> auto make_call(A&& a, B&& b, C&& c) {
+  using node = call_t<F, A, B, C>;
+  JET_DETAIL_BUILD3(node, (A, a), (B, b), (C, c));
 }
 
 }  // namespace jet::detail
@@ -47,7 +57,26 @@ template <class F, class... A> auto make_call(A&&... a) {
                   "jet: a JET_FUNCTION body is at most 64 KiB (jet::detail::max_body_bytes)");           \
     static constexpr ::jet::detail::user_function function{#name, #signature, body};                     \
   };                                                                                                     \
+  template <class A>                                                                                     \
+  requires ::jet::operands<A>                                                                            \
+  auto name(A&& a) {                                                                                     \
+    using node = ::jet::detail::call_t<name##_jet_function, A>;                                          \
+    JET_DETAIL_BUILD1(node, (A, a));                                                                     \
+  }                                                                                                      \
+  template <class A, class B>                                                                            \
+  requires ::jet::operands<A, B>                                                                         \
+  auto name(A&& a, B&& b) {                                                                              \
+    using node = ::jet::detail::call_t<name##_jet_function, A, B>;                                       \
+    JET_DETAIL_BUILD2(node, (A, a), (B, b));                                                             \
+  }                                                                                                      \
+  template <class A, class B, class C>                                                                   \
+  requires ::jet::operands<A, B, C>                                                                      \
+  auto name(A&& a, B&& b, C&& c) {                                                                       \
+    using node = ::jet::detail::call_t<name##_jet_function, A, B, C>;                                    \
+    JET_DETAIL_BUILD3(node, (A, a), (B, b), (C, c));                                                     \
+  }                                                                                                      \
   template <class... A>                                                                                  \
-  requires ::jet::operands<A...>                                                                         \
-  auto name(A&&... a) { return ::jet::detail::make_call<name##_jet_function>(std::forward<A>(a)...); }   \
+  requires(sizeof...(A) > 3 && ::jet::operands<A...>) void name(A&&...) {                                \
+    static_assert(sizeof...(A) <= 3, "jet: wrong number of arguments for a JET_FUNCTION");               \
+  }                                                                                                      \
   }

@@ -174,26 +174,34 @@ template <class F> constexpr void for_each_op(F&& f) {
 }  // namespace ops
 
 // The public functions and operators. The target rule takes the target type at the call:
-// cast<double>(x).
-#define JET_DEFINE_OP1_plain(tag, fn) \
-  template <jet_operand A> auto fn(A&& a) { return detail::make_apply<ops::tag>(std::forward<A>(a)); }
+// cast<double>(x). Each builds its node itself (JET_DETAIL_BUILDn says why).
+#define JET_DEFINE_OP1_plain(tag, fn)          \
+  template <jet_operand A> auto fn(A&& a) {    \
+    using node = detail::apply_t<ops::tag, A>; \
+    JET_DETAIL_BUILD1(node, (A, a));           \
+  }
 #define JET_DEFINE_OP1_arith JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_same JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_floating JET_DEFINE_OP1_plain
-#define JET_DEFINE_OP1_target(tag, fn)                                            \
-  template <class To, jet_operand A> auto fn(A&& a) {                             \
-    return detail::make_apply<ops::converting<ops::tag, To>>(std::forward<A>(a)); \
+#define JET_DEFINE_OP1_target(tag, fn)                              \
+  template <class To, jet_operand A> auto fn(A&& a) {               \
+    using node = detail::apply_t<ops::converting<ops::tag, To>, A>; \
+    JET_DETAIL_BUILD1(node, (A, a));                                \
   }
 #define JET_OP1(tag, fn, rule, ...) JET_DEFINE_OP1_##rule(tag, fn)
-#define JET_OP2(tag, fn, ...) \
-  template <class A, class B> \
-  requires operands<A, B>     \
-  auto fn(A&& a, B&& b) { return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b)); }
-#define JET_OP3(tag, fn, ...)                                                                        \
-  template <class A, class B, class C>                                                               \
-  requires operands<A, B, C>                                                                         \
-  auto fn(A&& a, B&& b, C&& c) {                                                                     \
-    return detail::make_apply<ops::tag>(std::forward<A>(a), std::forward<B>(b), std::forward<C>(c)); \
+#define JET_OP2(tag, fn, ...)                     \
+  template <class A, class B>                     \
+  requires operands<A, B>                         \
+  auto fn(A&& a, B&& b) {                         \
+    using node = detail::apply_t<ops::tag, A, B>; \
+    JET_DETAIL_BUILD2(node, (A, a), (B, b));      \
+  }
+#define JET_OP3(tag, fn, ...)                        \
+  template <class A, class B, class C>               \
+  requires operands<A, B, C>                         \
+  auto fn(A&& a, B&& b, C&& c) {                     \
+    using node = detail::apply_t<ops::tag, A, B, C>; \
+    JET_DETAIL_BUILD3(node, (A, a), (B, b), (C, c)); \
   }
 #include <jet/ops.def>
 #undef JET_OP1

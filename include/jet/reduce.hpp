@@ -41,8 +41,7 @@ template <reduction_id R, class E> using reduction_result_t = cpp_type<resolve_r
 
 template <reduction_id R, class E> array<reduction_result_t<R, E>> reduce(const E& e, std::optional<int> axis) {
   using kernel = reduction_kernel<R, E>;
-  leaves<kernel::element::input_count, kernel::element::scalar_count> values;
-  e.collect(values);
+  const auto values = kernel::element::values_of(e);
   array<reduction_result_t<R, E>> out(reduced_shape(kernel::desc, values.layouts.data(), axis));
   void* outputs[] = {out.data()};
   const layout l = out.layout();

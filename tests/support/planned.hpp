@@ -62,8 +62,7 @@ template <jet::detail::reduction_id R, class E>
 jet::detail::reduction_launch planned_reduction_of(const E& e, std::optional<int> axis,
                                                    unsigned multiprocessors = 132) {
   using kernel = jet::detail::reduction_kernel<R, E>;
-  jet::detail::leaves<kernel::element::input_count, kernel::element::scalar_count> values;
-  e.collect(values);
+  const auto values = kernel::element::values_of(e);
   void* outputs[] = {nullptr};
   const jet::detail::layout out =
       jet::detail::layout::contiguous(jet::detail::reduced_shape(kernel::desc, values.layouts.data(), axis));

@@ -92,10 +92,14 @@ template <dtype D> auto as_operand(long double v) {
 
 /// The value of element i (C order) of expression e over the index space `space` (null: the
 /// operands' own 1-D indexing).
-template <class T, class Leaf> long double reference(const jet::detail::tree::array_leaf<T, Leaf>& t, std::size_t i,
-                                                     const host_inputs& h, const jet::shape* space = nullptr) {
-  const Leaf& leaf = static_cast<const Leaf&>(t);
-  return h.at(leaf.data(), offset_of(leaf.layout(), i, space));
+template <class T>
+long double reference(const terminal<T>& t, std::size_t i, const host_inputs& h, const jet::shape* space = nullptr) {
+  return h.at(t.data(), offset_of(t.layout(), i, space));
+}
+template <class T>  // and owning_terminal
+long double reference(const array_terminal<T>& t, std::size_t i, const host_inputs& h,
+                      const jet::shape* space = nullptr) {
+  return h.at(t.data(), offset_of(t.layout(), i, space));
 }
 inline long double reference(const counter& c, std::size_t i, const host_inputs&, const jet::shape* space = nullptr) {
   return static_cast<long double>(offset_of(jet::detail::layout::contiguous(c.extents), i, space));
@@ -105,13 +109,14 @@ long double reference(const scalar<T>& s, std::size_t, const host_inputs&, const
   return s.value;
 }
 
-/// The operands of an inner node, as a tuple of references.
-template <class A> auto tied(const jet::detail::tree::operands_of<A>& o) { return std::tie(o.first); }
-template <class A, class B> auto tied(const jet::detail::tree::operands_of<A, B>& o) {
-  return std::tie(o.first, o.second);
-}
-template <class A, class B, class C> auto tied(const jet::detail::tree::operands_of<A, B, C>& o) {
-  return std::tie(o.first, o.second, o.third);
+/// The operands of an inner node in their order, as a tuple of references.
+template <class Op, class... Args> auto tied(const apply<Op, Args...>& e) {
+  if constexpr (sizeof...(Args) == 1)
+    return std::tie(e.first);
+  else if constexpr (sizeof...(Args) == 2)
+    return std::tie(e.first, e.second);
+  else
+    return std::tie(e.first, e.second, e.third);
 }
 
 template <class Op, class... Args> long double reference(const apply<Op, Args...>& e, std::size_t i,
@@ -120,7 +125,7 @@ template <class Op, class... Args> long double reference(const apply<Op, Args...
   return std::apply(
       [&](const auto&... a) {
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
-          const auto r = Op::reference(as_operand<node::typed.args[K]>(reference(a, i, h, space))...);
+          const auto r = Op::reference(as_operand<node::tree.shape.arg_type[K]>(reference(a, i, h, space))...);
           // The conversion to the node's own type, as the kernel does: integers wrap, floating values
           // saturate into integers, bool is 0/1, and a cast to a 16-bit float rounds (through float32)
           // where other floating nodes do not.

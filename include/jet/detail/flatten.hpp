@@ -1,9 +1,9 @@
-// Flattening: an expression's type to its kernel's nodes in post-order. Each node type holds a
-// type_node, built with the type from its operands' (bottom up, as the user's code builds the
-// expression), and the nodes come from one loop over those, from the root, that keeps its own
-// stack. No template is instantiated, and no constexpr call made, per level of the tree: a deep
-// expression meets none of the compilers' limits on nesting (g++: 900 instantiations, 512
-// constexpr calls).
+// Flattening: an expression's type to its kernel's nodes in post-order, and to where its leaves'
+// run-time values are. Each node type holds a type_node, built with the type from its operands'
+// (bottom up, as the user's code builds the expression), and the nodes come from one loop over
+// those, from the root, that keeps its own stack. No template is instantiated, and no constexpr
+// call made, per level of the tree: a deep expression meets none of the compilers' limits on
+// nesting (g++: 900 instantiations, 512 constexpr calls).
 #pragma once
 
 #include <jet/detail/kernel_desc.hpp>
@@ -14,47 +14,71 @@
 
 namespace jet::detail {
 
+struct leaf_sink;  // expr.hpp
+
+/// What copies a leaf's run-time values (an array's pointer and layout, a scalar's bytes), from
+/// the leaf object at `leaf`, into the slots `at` points to: the leaf's own (a jet::let value's,
+/// its first ones). Each leaf knows its slots, so reading one does not wait on the one before.
+using leaf_reader = void (*)(const void* leaf, const leaf_sink& at);
+
 /// A node as its C++ type knows it: the kernel's node but for its `arg`s (a leaf's slot and an
 /// operand's index depend on where the node is in the whole), linked to its operands' type_nodes.
 struct type_node {
   node shape;
   const type_node* operands[3]{};
+  std::array<std::uint32_t, 3> offsets{};   // where each operand is in the node's object, in bytes
   const user_function* function = nullptr;  // what an op_id::user node calls
+  leaf_reader read = nullptr;               // a leaf's
+  leaf_reader read_named = nullptr;         // a jet::let value's: every leaf below it, through its holder
 };
 
-/// The type_node of an inner node over operands Args (each a node type with its own `tree`).
-template <class... Args>
-constexpr type_node inner_type_node(op_id op, dtype type, const dtype* arg_types, const user_function* function) {
-  type_node t{{op, type, static_cast<std::uint8_t>(sizeof...(Args))}, {&Args::tree...}, function};
-  for (std::size_t k = 0; k < sizeof...(Args); ++k) t.shape.arg_type[k] = arg_types[k];
-  return t;
-}
+/// Where one leaf of a kernel's expressions is: in root expression `root`, `offset` bytes into its
+/// object; `read` copies its values into input slot `input` or scalar slot `scalar` (a jet::let
+/// value's, into the slots from those on).
+struct leaf_ref {
+  leaf_reader read;
+  std::uint32_t root;
+  std::uint32_t offset;
+  std::uint16_t input, scalar;
+};
 
-/// Flattening state: nodes in post-order, the next input and scalar slot, and the distinct user
-/// functions called (at most one per node).
-template <std::size_t Capacity> struct flat_builder {
+/// Flattening state: nodes in post-order, the next input and scalar slot, the distinct user
+/// functions called (at most one per node), and the readers of the leaves in slot order (input
+/// and scalar slots interleaved, as the tree has them): one per leaf, or one per jet::let value
+/// for all the leaves below it, which lie in its holder, not in the root's object.
+template <std::size_t Capacity, std::size_t Leaves> struct flat_builder {
   std::array<node, Capacity> nodes{};
   std::array<const user_function*, Capacity> functions{};
+  std::array<leaf_ref, Leaves> leaves{};
   std::uint16_t count = 0, inputs = 0, scalars = 0, function_count = 0;
-  std::uint32_t counter_slots = 0;
+  std::uint32_t counter_slots = 0, leaf_count = 0;
 
-  /// Appends the nodes of the tree at `root`, operands left to right (the order in which collect
-  /// visits the leaves), and returns the index of the root's node.
-  constexpr std::uint16_t append(const type_node& root) {
+  /// Appends the nodes of the tree at `root`, root expression number `root_index`, operands left
+  /// to right, and returns the index of the root's node.
+  constexpr std::uint16_t append(const type_node& root, std::uint32_t root_index) {
     struct frame {
       const type_node* at;
+      std::uint32_t offset;  // of the node's object in the root's
+      bool held;             // below a jet::let value: read with it
       int next_operand;
       std::uint16_t operands[3];
     };
     std::array<frame, Capacity> stack{};
     std::size_t depth = 0;
-    stack[depth++] = {&root, 0, {}};
+    const auto enter = [&](const type_node* at, std::uint32_t offset, bool held) {
+      if (at->read_named && !held) leaves[leaf_count++] = {at->read_named, root_index, offset, inputs, scalars};
+      stack[depth++] = {at, offset, held, 0, {}};
+    };
+    enter(&root, 0, false);
     for (;;) {
       frame& f = stack[depth - 1];
       if (f.next_operand < f.at->shape.arity) {
-        stack[depth++] = {f.at->operands[f.next_operand], 0, {}};
+        const int k = f.next_operand;
+        enter(f.at->operands[k], f.offset + f.at->offsets[k], f.held || f.at->read_named);
         continue;
       }
+      if (f.at->read && !f.held && !f.at->read_named)
+        leaves[leaf_count++] = {f.at->read, root_index, f.offset, inputs, scalars};
       const std::uint16_t index = push(*f.at, f.operands);
       if (--depth == 0) return index;
       frame& parent = stack[depth - 1];

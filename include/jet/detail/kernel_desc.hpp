@@ -89,11 +89,6 @@ inline constexpr int max_outputs = 8;
 /// How many nodes one kernel may have: nodes refer to each other by 16-bit indices.
 inline constexpr std::size_t max_nodes = 65535;
 
-/// How many nodes deep one expression may be (from its root to a leaf, both counted). Flattening
-/// does not nest per level (detail/flatten.hpp), but collecting the leaves at run time nests one
-/// function per level, and g++ stops at 900 nested instantiations (clang at 1024).
-inline constexpr std::size_t max_expression_depth = 800;
-
 struct node {
   op_id op{};
   dtype type{};  // dtype of this node's value
