@@ -1,6 +1,6 @@
 // Black-Scholes (examples/black_scholes.hpp, the CUDA samples' workload) at the sample's 4,000,000
-// options, 2^24 and 2^26: jet's one kernel for calls and puts (the formula's values named with
-// jet::let, and as plain auto sub-expressions: impl=jet_auto) against the hand-written CUDA kernel
+// options, 2^24 and 2^26: jet's one kernel for calls and puts (the formula's values as plain auto
+// sub-expressions, and named with jet::let: impl=jet_let) against the hand-written CUDA kernel
 // of the same maths (native_peers.cu), each the median of single event-timed calls, as every
 // jet_bench case; bytes are the three inputs and the two outputs. Besides RESULT lines:
 //   BLACKSCHOLES kind=compile impl=jet ms=<NVRTC> first_result_ms=<call to result>  (no disk cache)
@@ -122,12 +122,12 @@ void black_scholes(bool jet_only) {
     const int reps = 20;
     const double bytes = 5.0 * double(n) * sizeof(float);
     report("jet", "black_scholes", "float32", n, median_ms(jet_prices, reps), bytes);
-    auto jet_auto = [&] {
+    auto jet_let = [&] {
       jet::tie(o.call, o.put) = black_scholes::prices(o.s, o.x, o.t, black_scholes::riskfree, black_scholes::volatility,
-                                                      black_scholes::auto_values{});
+                                                      black_scholes::let_values{});
     };
-    jet_auto();  // its own kernel (its repeats are listed in another order), compiled outside the clock
-    report("jet_auto", "black_scholes", "float32", n, median_ms(jet_auto, reps), bytes);
+    jet_let();  // its own kernel (its repeats are listed in another order), compiled outside the clock
+    report("jet_let", "black_scholes", "float32", n, median_ms(jet_let, reps), bytes);
 #ifdef JET_BENCH_NATIVE
     if (jet_only) continue;
     jet::array<float> hc(n), hp(n);

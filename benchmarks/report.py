@@ -12,7 +12,7 @@ Reads, from every FILE, the lines (anything else is ignored; a later duplicate r
   INTERP kind=<interpreter_load|first_result|bandwidth|distinct> ... (jet_bench's interpreter lines)
   HEAT impl=<jet|torch_eager|torch_compile> n=<N> ms=<ms per step> (examples/heat_equation, heat_torch.py)
   BLACKSCHOLES kind=<compile|interpreted|launches|calls> impl=<impl> ... (jet_bench's and peers.py's Black-Scholes)
-"Peers" are all impls except jet, jet_unfused, jet_auto (Black-Scholes without jet::let) and memcpy.  The copy ceiling is
+"Peers" are all impls except jet, jet_unfused, jet_let (Black-Scholes with jet::let) and memcpy.  The copy ceiling is
 impl=memcpy expr=copy dtype=float32 at n=2^28 (its bytes are read + write).
 Writes OUT.md, with bandwidth.png and first_result.png beside it where matplotlib is installed
 (pictures.py), and prints a short summary (at most 25 lines) to stdout.
@@ -26,7 +26,7 @@ import pictures
 HEAD_N = 1 << 28
 # sum(x*y) at 2^20 timed other ways than single calls: reported in their own sentence, never ranked.
 OTHER_TIMINGS = {"jet_back_to_back", "jet_gpu_time", "cub_back_to_back", "cub_gpu_time"}
-NOT_PEERS = {"jet", "jet_unfused", "jet_auto", "memcpy"} | OTHER_TIMINGS
+NOT_PEERS = {"jet", "jet_unfused", "jet_let", "memcpy"} | OTHER_TIMINGS
 EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "slice_add", "heat_step", "permute_add", "sum_mul", "row_sum",
               "column_sum", "black_scholes"]
 DTYPE_ORDER = ["float32", "float64", "bfloat16"]
@@ -148,7 +148,7 @@ def heat_section(lines):
 
 
 BS_SIZES = [4000000, 1 << 24, 1 << 26]
-BS_PEERS = ["jet_auto", "cuda_hand", "cupy_elementwise", "torch_eager", "torch_compile"]
+BS_PEERS = ["jet_let", "cuda_hand", "cupy_elementwise", "torch_eager", "torch_compile"]
 
 
 def black_scholes_section(res, lines):
@@ -159,8 +159,8 @@ def black_scholes_section(res, lines):
     rows = [[nname(n), f5(ms("jet", n))]
             + [c for p in BS_PEERS for c in (f5(ms(p, n)), f2(speedup(p, n)))] for n in BS_SIZES]
     md += md_table(["n", "jet ms"] + [c for p in BS_PEERS for c in (f"{p} ms", f"jet/{p}")], rows)
-    md += ["", "jet is the formula with its values named by jet::let; jet_auto the same formula with plain auto "
-           "sub-expressions, shared by jet without help. jet/peer is the peer's time over jet's. Targets: at 4,000,000 >= 0.95 x cuda_hand and >= 1.4 x "
+    md += ["", "jet is the formula with plain auto sub-expressions, shared by jet without help; jet_let the same "
+           "formula with its values named by jet::let. jet/peer is the peer's time over jet's. Targets: at 4,000,000 >= 0.95 x cuda_hand and >= 1.4 x "
            "cupy_elementwise; at 2^24 and 2^26 >= 0.95 x cuda_hand; one launch per evaluation.", ""]
     launches = {l.get("n"): l.get("per_evaluation") for l in lines if l.get("kind") == "launches"}
     compiles = {l.get("impl"): l for l in lines if l.get("kind") == "compile"}
@@ -180,8 +180,8 @@ def black_scholes_section(res, lines):
     n0 = BS_SIZES[0]
     summary = (f"black_scholes jet/cuda_hand: 4M {f2(speedup('cuda_hand', n0))} (>=0.95), 2^24 "
                f"{f2(speedup('cuda_hand', 1 << 24))}, 2^26 {f2(speedup('cuda_hand', 1 << 26))}; jet/cupy 4M "
-               f"{f2(speedup('cupy_elementwise', n0))} (>=1.4); jet_auto/cuda_hand 4M "
-               f"{f2(ratio(ms('cuda_hand', n0), ms('jet_auto', n0)))}; launches {launches.get(str(n0), '-')}; nvrtc "
+               f"{f2(speedup('cupy_elementwise', n0))} (>=1.4); jet_let/cuda_hand 4M "
+               f"{f2(ratio(ms('cuda_hand', n0), ms('jet_let', n0)))}; launches {launches.get(str(n0), '-')}; nvrtc "
                f"{jet_compile.get('ms', '-')} ms; interpreted first result {interpreted.get('first_result_ms', '-')} ms (<=1)")
     return md, summary
 

@@ -1,7 +1,7 @@
 // The Black-Scholes formula of NVIDIA's CUDA samples (Samples/5_Domain_Specific/BlackScholes) in
 // plain jet expressions: the cumulative normal distribution is a function template over an
-// expression, d1, d2 and the other intermediate values are named with jet::let, and call and put
-// come out of one kernel (`jet::tie(call, put) = black_scholes::prices(s, x, t)`). Written as the
+// expression, d1, d2 and the other intermediate values are `auto` sub-expressions (or, on request,
+// jet::let values), and call and put come out of one kernel (`jet::tie(call, put) = black_scholes::prices(s, x, t)`). Written as the
 // sample writes its device code, operation for operation, so the hand-written CUDA kernel in
 // benchmarks/native_peers.cu computes the same values. Used by examples/black_scholes.cpp,
 // benchmarks/jet_bench.cpp and tests/test_black_scholes_source.cpp.
@@ -14,9 +14,9 @@ namespace black_scholes {
 /// The sample's market: the riskless rate and the volatility, per year.
 inline constexpr float riskfree = 0.02f, volatility = 0.30f;
 
-/// How the formula names its intermediate values: with jet::let (each use copies a pointer), or
-/// as plain `auto` sub-expressions (each use copies the subtree; jet finds the repeats itself).
-/// Both compute each value once per option.
+/// How the formula names its intermediate values: as plain `auto` sub-expressions (each use
+/// copies the subtree; jet finds the repeats itself), or with jet::let (each use copies a
+/// pointer). Both compute each value once per option, in the same kernel.
 struct let_values {
   template <class E> auto operator()(const E& e) const { return jet::let(e); }
 };
@@ -26,7 +26,7 @@ struct auto_values {
 
 /// The cumulative normal distribution of d, a float expression, by the polynomial approximation
 /// of Abramowitz and Stegun (26.2.17) that the sample uses; absolute error below 7.5e-8.
-template <class D, class Name = let_values> auto cnd(const D& d, Name name = {}) {
+template <class D, class Name = auto_values> auto cnd(const D& d, Name name = {}) {
   const float a1 = 0.31938153f, a2 = -0.356563782f, a3 = 1.781477937f, a4 = -1.821255978f, a5 = 1.330274429f;
   const float rsqrt2pi = 0.39894228040143267793994605993438f;
   const auto k = name(1.0f / (1.0f + 0.2316419f * jet::abs(d)));
@@ -37,7 +37,7 @@ template <class D, class Name = let_values> auto cnd(const D& d, Name name = {})
 /// European call and put prices of options on stocks at price s with strike x, expiring in t
 /// years (arrays or views of float, one option per element): a jet::tuple of the two
 /// expressions, for jet::tie(call, put).
-template <class A, class Name = let_values>
+template <class A, class Name = auto_values>
 auto prices(const A& s, const A& x, const A& t, float r = riskfree, float v = volatility, Name name = {}) {
   const auto sqrt_t = name(jet::sqrt(t));
   const auto d1 = name((jet::log(s / x) + (r + 0.5f * v * v) * t) / (v * sqrt_t));
