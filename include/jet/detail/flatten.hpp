@@ -66,7 +66,7 @@ template <std::size_t Capacity, std::size_t Leaves> struct flat_builder {
     std::array<frame, Capacity> stack{};
     std::size_t depth = 0;
     const auto enter = [&](const type_node* at, std::uint32_t offset, bool held) {
-      if (at->read_named && !held) leaves[leaf_count++] = {at->read_named, root_index, offset, inputs, scalars};
+      if (at->shape.named && !held) leaves[leaf_count++] = {at->read_named, root_index, offset, inputs, scalars};
       stack[depth++] = {at, offset, held, 0, {}};
     };
     enter(&root, 0, false);
@@ -74,10 +74,10 @@ template <std::size_t Capacity, std::size_t Leaves> struct flat_builder {
       frame& f = stack[depth - 1];
       if (f.next_operand < f.at->shape.arity) {
         const int k = f.next_operand;
-        enter(f.at->operands[k], f.offset + f.at->offsets[k], f.held || f.at->read_named);
+        enter(f.at->operands[k], f.offset + f.at->offsets[k], f.held || f.at->shape.named);
         continue;
       }
-      if (f.at->read && !f.held && !f.at->read_named)
+      if (is_leaf(f.at->shape.op) && !f.held && !f.at->shape.named)
         leaves[leaf_count++] = {f.at->read, root_index, f.offset, inputs, scalars};
       const std::uint16_t index = push(*f.at, f.operands);
       if (--depth == 0) return index;

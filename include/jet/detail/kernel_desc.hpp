@@ -101,6 +101,9 @@ struct node {
   friend constexpr bool operator==(const node&, const node&) = default;
 };
 
+/// Whether a node of op `op` is a leaf: its value comes from a run-time operand, not an operation.
+constexpr bool is_leaf(op_id op) { return op == op_id::input || op == op_id::scalar || op == op_id::counter; }
+
 struct repeat;  // detail/sharing.hpp
 
 struct kernel_desc {

@@ -31,10 +31,6 @@ struct repeat {
 
 namespace sharing_detail {
 
-constexpr bool is_leaf(const node& n) {
-  return n.op == op_id::input || n.op == op_id::scalar || n.op == op_id::counter;
-}
-
 /// Per node: its subtree's size, its first input and scalar slots and how many of each.
 struct extent {
   std::uint16_t size = 1, input_first = 0, input_count = 0, scalar_first = 0, scalar_count = 0;
@@ -51,7 +47,7 @@ template <std::size_t N> constexpr std::array<extent, N> extents_of(const node* 
         n.function);
     if (n.op == op_id::input || n.op == op_id::counter) x.input_first = n.arg[0], x.input_count = 1;
     if (n.op == op_id::scalar) x.scalar_first = n.arg[0], x.scalar_count = 1;
-    if (is_leaf(n)) continue;
+    if (is_leaf(n.op)) continue;
     x.input_first = x.scalar_first = 0xffff;
     for (int k = 0; k < n.arity; ++k) {
       const extent& a = e[n.arg[k]];
@@ -83,7 +79,7 @@ template <std::size_t N> constexpr std::array<std::uint16_t, N> first_of_shape(c
     const node &x = nodes[a], &y = nodes[b];
     if (e[a].hash != e[b].hash || x.op != y.op || x.type != y.type || x.arity != y.arity || x.function != y.function)
       return false;
-    if (is_leaf(x)) return true;
+    if (is_leaf(x.op)) return true;
     for (int k = 0; k < x.arity; ++k)
       if (x.arg_type[k] != y.arg_type[k] || first[x.arg[k]] != first[y.arg[k]]) return false;
     return true;
@@ -111,7 +107,7 @@ template <std::size_t N> struct repeats_of_nodes {
     // Two subtrees of one shape do not overlap (one inside the other would be smaller), so the
     // first of a shape ends before any other starts.
     const auto first = sharing_detail::first_of_shape<N>(nodes, e, node_count);
-    const auto repeats = [&](std::size_t i) { return !sharing_detail::is_leaf(nodes[i]) && first[i] != i; };
+    const auto repeats = [&](std::size_t i) { return !is_leaf(nodes[i].op) && first[i] != i; };
     // A repeat inside another's copy is moot wherever the outer one holds, so the nested ones
     // are taken while the table has room.
     std::array<int, N + 1> inside{};  // per node, how many repeats hold it below their root
