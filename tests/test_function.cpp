@@ -14,7 +14,7 @@
 JET_FUNCTION(scaled_product, float(float a, float b), "return a * b + 1.0f;");
 JET_FUNCTION(mixed_types, double(int count, double weight), "return count * weight;");
 JET_FUNCTION(broken_body, float(float a), "return a +;");
-JET_FUNCTION(softplus, float(float v), "return v > 20.f ? v : log(1.f + exp(v));");  // README's
+JET_FUNCTION(soft_relu, float(float v), "return v > 20.f ? v : log(1.f + exp(v));");  // README's
 JET_FUNCTION(maybe_returns, float(float a), "if (a > 0.f) return a;");
 JET_FUNCTION(unused_local, float(float a), "int unused; return a;");
 // The same name as in function_twin.cpp, another body.
@@ -96,7 +96,7 @@ TEST_CASE("a JET_FUNCTION is fused into the kernel like an op", "[cpu][function]
   CHECK(jet::detail::expression_text(jet::detail::default_kernel<decltype(e)>::desc) ==
         "relu(scaled_product(in0, in1) - s0)");
   CHECK(jet::compile(e, jet::arch{90}).cubin.size() > 0);
-  CHECK(jet::compile(softplus(x * y + 1.f), jet::arch{90}).cubin.size() > 0);
+  CHECK(jet::compile(soft_relu(x * y + 1.f), jet::arch{90}).cubin.size() > 0);
 }
 
 TEST_CASE("operands are converted to a JET_FUNCTION's parameter types", "[cpu][function]") {
