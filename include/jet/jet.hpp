@@ -2,6 +2,7 @@
 // expression and compiled at run time with NVRTC. The one header users include.
 #pragma once
 
+#include <jet/activations.hpp>
 #include <jet/array.hpp>
 #include <jet/dtype.hpp>
 #include <jet/error.hpp>

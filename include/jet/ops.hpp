@@ -3,6 +3,7 @@
 #pragma once
 
 #include <jet/expr.hpp>
+#include <jet/host_math.hpp>
 
 #include <algorithm>
 #include <array>
@@ -183,6 +184,7 @@ template <class F> constexpr void for_each_op(F&& f) {
 #define JET_DEFINE_OP1_arith JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_same JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_floating JET_DEFINE_OP1_plain
+#define JET_DEFINE_OP1_compare JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_target(tag, fn)                              \
   template <class To, jet_operand A> auto fn(A&& a) {               \
     using node = detail::apply_t<ops::converting<ops::tag, To>, A>; \
@@ -211,6 +213,7 @@ template <class F> constexpr void for_each_op(F&& f) {
 #undef JET_DEFINE_OP1_arith
 #undef JET_DEFINE_OP1_same
 #undef JET_DEFINE_OP1_floating
+#undef JET_DEFINE_OP1_compare
 #undef JET_DEFINE_OP1_target
 
 }  // namespace jet

@@ -70,29 +70,6 @@ template <class I, int R> __device__ __forceinline__ long long jet_offset(const 
 }
 )cuda";
 
-// What a node costs NVRTC, a plain op 1: sin and cos carry a long argument reduction, pow a long
-// routine, the other libdevice ops short ones; a user function's body is unknown.
-unsigned op_cost(op_id op) {
-  switch (op) {
-    case op_id::sin:
-    case op_id::cos: return 64;
-    case op_id::pow: return 32;
-    case op_id::log:
-    case op_id::philox_uniform:
-    case op_id::user: return 8;
-    case op_id::sqrt:
-    case op_id::div:
-    case op_id::tanh:
-    case op_id::sigmoid: return 4;
-    case op_id::exp:
-    case op_id::rsqrt: return 2;
-    case op_id::input:
-    case op_id::scalar:
-    case op_id::counter: return 0;
-    default: return 1;
-  }
-}
-
 // The nodes jet_element computes, with their operands and statements: `const T tI = jet_op(...)`.
 // A 16-bit input arrives as its bits (stored_xK) and is widened once.
 void formula_lines(source_writer& w, const kernel_parts& p, const std::vector<std::uint16_t>& source) {

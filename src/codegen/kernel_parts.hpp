@@ -16,13 +16,10 @@
 
 namespace jet::detail {
 
-// The cost of a formula (its computed nodes' op_cost in kernel_parts.cpp: a plain op 1, sin 64)
+// The cost of a formula (its computed nodes' op_cost, spelling.hpp: a plain op 1, sin 64)
 // above which its kernel computes it in one __noinline__ function (JET_OUTLINE_COST replaces it):
 // two sines' worth, past which NVRTC's time on the inlined copies outweighs a call per element.
 inline constexpr unsigned outline_cost = 128;
-// The cost from which an op that such a formula computes more than once is one __noinline__
-// function that each use calls: sin, cos and pow, whose libdevice bodies are the longest.
-inline constexpr unsigned called_op_cost = 32;
 
 // The dtype of distinct input k.
 dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k);

@@ -32,6 +32,68 @@ std::string widened(dtype t, const std::string& stored) {
   return stored_as_bits(t) ? widen_function(t) + "(" + stored + ")" : stored;
 }
 
+unsigned op_cost(op_id op) {
+  switch (op) {
+    case op_id::sin:
+    case op_id::cos:
+    case op_id::tan:
+    case op_id::lgamma:
+    case op_id::tgamma:
+    case op_id::j0:
+    case op_id::j1:
+    case op_id::y0:
+    case op_id::y1: return 64;
+    case op_id::pow:
+    case op_id::erfcx:
+    case op_id::erfinv:
+    case op_id::erfcinv:
+    case op_id::normcdfinv:
+    case op_id::i0:
+    case op_id::i1: return 32;
+    case op_id::atan2:
+    case op_id::asinh:
+    case op_id::acosh:
+    case op_id::atanh:
+    case op_id::erf:
+    case op_id::erfc:
+    case op_id::normcdf:
+    case op_id::logaddexp:
+    case op_id::logaddexp2:
+    case op_id::logit: return 16;
+    case op_id::log:
+    case op_id::log2:
+    case op_id::log10:
+    case op_id::log1p:
+    case op_id::expm1:
+    case op_id::asin:
+    case op_id::acos:
+    case op_id::atan:
+    case op_id::sinh:
+    case op_id::cosh:
+    case op_id::cbrt:
+    case op_id::rcbrt:
+    case op_id::hypot:
+    case op_id::sinpi:
+    case op_id::cospi:
+    case op_id::xlogy:
+    case op_id::philox_uniform:
+    case op_id::user: return 8;
+    case op_id::sqrt:
+    case op_id::div:
+    case op_id::tanh:
+    case op_id::sigmoid:
+    case op_id::exp10:
+    case op_id::ldexp: return 4;
+    case op_id::exp:
+    case op_id::exp2:
+    case op_id::rsqrt: return 2;
+    case op_id::input:
+    case op_id::scalar:
+    case op_id::counter: return 0;
+    default: return 1;
+  }
+}
+
 std::string op_function(const op_spelling& s, bool called) {
   static constexpr std::string_view types[] = {"A", "B", "C"}, names[] = {"a", "b", "c"};
   std::string params, tparams;

@@ -46,6 +46,14 @@ inline constexpr op_spelling spellings[] = {
 
 inline const op_spelling& spelling(op_id op) { return spellings[static_cast<int>(op)]; }
 
+/// What a node of op `op` costs NVRTC, a plain op 1 (sin 64): roughly the length of its CUDA
+/// math library body, which each inlined copy makes NVRTC optimize again.
+unsigned op_cost(op_id op);
+/// The cost from which an op is one __noinline__ function that each use calls, where a kernel
+/// would otherwise hold many copies of it (an outlined formula's repeats, the interpreter's
+/// unrolled elements): sin, cos, pow and the special functions, whose bodies are the longest.
+inline constexpr unsigned called_op_cost = 32;
+
 /// The op's tag in the op table ("add"), "input", "scalar", "counter" or "user".
 inline std::string_view op_tag(op_id op) { return spelling(op).tag; }
 

@@ -150,7 +150,9 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
   if (d.function_count) return "it calls a user function";
   if (d.counter_slots) return "it reads jet::counter";
   for (unsigned i = 0; i < d.node_count; ++i)
-    if (d.nodes[i].op > op_id::counter && !interpretable_op(d.nodes[i].op, interpreter_families[0]))
+    if (d.nodes[i].op > op_id::counter &&
+        std::none_of(std::begin(interpreter_families), std::end(interpreter_families),
+                     [&](const interpreter_family& f) { return interpretable_op(d.nodes[i].op, f); }))
       return "no interpreter has `" + std::string(op_tag(d.nodes[i].op)) + "`";
   dtype compute = dtype::boolean;
   std::string mixed;
@@ -169,13 +171,20 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
   }
   if (!mixed.empty()) return mixed;
   if (compute == dtype::boolean) compute = dtype::int32;  // bool throughout: any family computes it exactly
+  // The first family of that compute type that has every op (a core one before its math one).
+  std::string missing;
   family = nullptr;
-  for (const interpreter_family& f : interpreter_families)
-    if (f.compute == compute) family = &f;
+  for (const interpreter_family& f : interpreter_families) {
+    if (f.compute != compute) continue;
+    missing.clear();
+    for (unsigned i = 0; i < d.node_count && missing.empty(); ++i)
+      if (d.nodes[i].op > op_id::counter && !interpretable_op(d.nodes[i].op, f))
+        missing = "the " + std::string(f.name) + " interpreter has no `" + std::string(op_tag(d.nodes[i].op)) + "`";
+    family = &f;
+    if (missing.empty()) break;
+  }
   if (!family) return "no interpreter computes in " + dtype_name(compute);
-  for (unsigned i = 0; i < d.node_count; ++i)
-    if (d.nodes[i].op > op_id::counter && !interpretable_op(d.nodes[i].op, *family))
-      return "the " + std::string(family->name) + " interpreter has no `" + std::string(op_tag(d.nodes[i].op)) + "`";
+  if (!missing.empty()) return missing;
   for (unsigned k = 0; k < d.out_count; ++k)
     if (!interpreter_stores(*family, d.out_types[k]))
       return "the " + std::string(family->name) + " interpreter stores no " + dtype_name(d.out_types[k]);

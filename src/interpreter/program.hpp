@@ -41,17 +41,22 @@ namespace jet::detail {
 /// The types an interpreter kernel computes in: every node's value, and every operand as an op
 /// sees it, is of the family's compute type or bool (held as 0 or 1 of the compute type).
 /// Operands are stored as a dtype that computes in it, or bool; outputs likewise.
+/// A math family holds every op, the core ones all but the long math functions (interpreter_math_only):
+/// an expression runs on the first family of its compute type that has all its ops.
 struct interpreter_family {
   std::string_view name;
   dtype compute;
   unsigned elements;  // per thread and register: 64 bytes of the compute type
   unsigned group;     // elements per vector load or store: 16 bytes of the compute type
+  bool math = false;
 };
 inline constexpr interpreter_family interpreter_families[] = {
     {"float32", dtype::float32, 16, 4},  // float32, float16 and bfloat16 storage
     {"float64", dtype::float64, 8, 2},
     {"int32", dtype::int32, 16, 4},
     {"int64", dtype::int64, 8, 2},
+    {"float32 math", dtype::float32, 16, 4, true},
+    {"float64 math", dtype::float64, 8, 2, true},
 };
 
 inline constexpr unsigned interpreter_threads = 128;

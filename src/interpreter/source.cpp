@@ -9,9 +9,20 @@
 
 namespace jet::detail {
 
+bool interpreter_math_only(op_id op) {
+  switch (op) {
+    case op_id::log:
+    case op_id::sin:
+    case op_id::cos:
+    case op_id::pow: return false;
+    default: return op_cost(op) >= 8;
+  }
+}
+
 bool interpretable_op(op_id op, const interpreter_family& f) {
   const op_spelling& s = spelling(op);
   if (s.cuda.empty() || s.result_rule == rule::random) return false;  // leaves, user functions, Philox
+  if (interpreter_math_only(op) && !f.math) return false;
   if (!accepts(s.operand_domain, f.compute)) return false;
   return is_floating(f.compute) || s.result_rule != rule::floating;  // integers compute floating ops in float64
 }
@@ -44,7 +55,7 @@ void interpreter_declarations(source_writer& w, const interpreter_family& f) {
   w.raw(op_helpers);
   for (std::size_t op = 0; op < std::size(spellings); ++op)
     if (interpretable_op(op_id(op), f) && op != static_cast<std::size_t>(op_id::cast))
-      w.raw(op_function(spellings[op]));
+      w.raw(op_function(spellings[op], interpreter_math_only(op_id(op))));
   w.line("typedef ", value, " jet_value;");
   const std::string_view constraint = f.compute == dtype::float32   ? "f"
                                       : f.compute == dtype::float64 ? "d"

@@ -6,6 +6,7 @@
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -31,10 +32,22 @@ inline std::uint64_t fresh_seed() {
 /// poison, or a kernel's bug) shows.
 template <class R> using readback_t = std::conditional_t<std::is_same_v<R, bool>, std::uint8_t, R>;
 
+/// A floating reference value as an output of dtype R holds it: rounded to R (through float32 for
+/// a 16-bit float, as a kernel stores it), so that a value past R's range is its infinity.
+template <class R> long double stored_as(long double v) {
+  if constexpr (std::is_same_v<R, double>)
+    return static_cast<double>(v);
+  else if constexpr (is_floating(dtype_of<R>()))
+    return static_cast<long double>(static_cast<float>(static_cast<R>(static_cast<float>(v))));
+  else
+    return v;
+}
+
 /// Evaluates e into a poisoned output of e's shape (and dtype, or Out) and compares every element
 /// with the host reference. Returns the number of mismatches and prints the first few.
-template <class Out = void, class E>
-std::size_t check_against_reference(const E& e, std::size_t n, const host_inputs& h, double atol = 0) {
+template <class Out = void, class E> std::size_t check_against_reference(const E& e, std::size_t n,
+                                                                         const host_inputs& h, double atol = 0,
+                                                                         double least_rtol = 0) {
   using R = std::conditional_t<std::is_void_v<Out>, jet::cpp_type<std::remove_cvref_t<E>::type>, Out>;
   using B = readback_t<R>;
   const jet::shape s = jet::detail::bound_one<R, std::remove_cvref_t<E>>(e).shape();
@@ -50,8 +63,8 @@ std::size_t check_against_reference(const E& e, std::size_t n, const host_inputs
   parallel_for(
       n,
       [&](std::size_t i) {
-        const long double ref = reference(e, i, h, &s);
-        if (!close(got[i], ref, rtol<R>(), atol) && mismatches++ < 5)
+        const long double ref = stored_as<R>(reference(e, i, h, &s));
+        if (!close(got[i], ref, std::max(rtol<R>(), least_rtol), atol) && mismatches++ < 5)
           std::printf("  element %zu of %zu: got %.17Lg, reference %.17Lg\n", i, n, static_cast<long double>(got[i]),
                       ref);
       },

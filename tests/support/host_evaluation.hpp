@@ -13,6 +13,7 @@
 // nearly equal values, a NaN that appears under a perturbation).
 #pragma once
 
+#include "op_accuracy.hpp"
 #include "reference.hpp"  // per_dtype
 
 #include <jet/detail/kernel_desc.hpp>
@@ -162,6 +163,15 @@ inline double distance(long double x, long double c) {
   return static_cast<double>(std::fabs(x - c));
 }
 
+/// The error op node n may add to its result `value`: the dtype's floor above, or more where CUDA
+/// documents more for the op's function (op_accuracy.hpp), plus its absolute error.
+inline double op_error(const detail::node& n, long double value) {
+  const double own_ulp = ulp(n.type, value), float32_ulp = ulp(dtype::float32, value);
+  const bool float64 = n.type == dtype::float64;
+  const double documented = allowed_error(n.op, float64, float64 ? own_ulp : float32_ulp);
+  return std::max(rounding_ulps(n.type) * own_ulp, documented);
+}
+
 /// The bound after a floating value of dtype t is rounded to t (by an op, or a conversion): the
 /// error so far plus `ulps` ulps, unknown where the value may overflow t.
 inline double rounded(dtype t, long double value, double radius, double ulps) {
@@ -283,7 +293,9 @@ inline bounded apply_bounded(const detail::node& n, const bounded* operands) {
                distance(apply_reference(n, rounded_centers), value));
   if (!is_floating(n.type)) return {value, deviation == 0 ? 0 : unknown, plausible};
   if (deviation > std::fabs(value) / 16) return {value, unknown, plausible};
-  return {value, rounded(n.type, value, deviation, rounding_ulps(n.type)), plausible};
+  if (std::isinf(value) || std::isnan(value)) return {value, deviation, plausible};
+  const double radius = deviation + op_error(n, value);
+  return {value, std::fabs(value) + radius > largest(n.type) ? unknown : radius, plausible};
 }
 
 /// Evaluates description d's nodes at one element in order: a leaf's value is leaf(node), an op

@@ -70,6 +70,18 @@ inline const std::vector<op_entry>& op_table() {
   }();
   return table;
 }
+/// The ops a tree's nodes are drawn from: every op once, and an op on integers or bool only four
+/// times, as operands of another dtype make it give way to an op that takes them (every op must
+/// be in 1% of the trees).
+inline const std::vector<const op_entry*>& drawn_ops() {
+  static const std::vector<const op_entry*> drawn = [] {
+    std::vector<const op_entry*> d;
+    for (const op_entry& op : op_table())
+      d.insert(d.end(), op.domain == detail::domain::any || op.domain == detail::domain::floating ? 1 : 4, &op);
+    return d;
+  }();
+  return drawn;
+}
 inline const op_entry& op_for(detail::op_id id) {
   return *std::find_if(op_table().begin(), op_table().end(), [id](const op_entry& e) { return e.id == id; });
 }
@@ -475,7 +487,7 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     }
     if (fitting.empty()) return std::nullopt;
     const std::size_t j = c.pick(fitting), first = j + 1 - extent(extent, j).first, base = r.nodes.size();
-    const bool same = c.chance(0.8);
+    const bool same = c.chance(0.7);
     for (std::size_t k = first; k <= j; ++k) {
       detail::node n = r.nodes[k];
       if (n.op == detail::op_id::input) {
@@ -502,7 +514,7 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
         depth > 1 && (depth == limits.max_depth || ops_placed >= limits.max_ops || c.chance(0.1 + 0.1 * depth));
     if (leaf) return add_leaf(allow_scalar);
     ++ops_placed;
-    const op_entry* op = &c.pick(op_table());
+    const op_entry* op = c.pick(drawn_ops());
     std::uint16_t args[3];
     dtype in[3];
     bool weak[3];

@@ -1,0 +1,179 @@
+// Host math for the op table's references (ops.def's last column) where <cmath> has no such
+// function, or has it only on part of the domain: written from the definitions, independently of
+// CUDA's implementations, and meant to be evaluated in float64 or wider.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <type_traits>
+
+namespace jet::host {
+
+/// f(a) for a floating a; an integer or bool is its own floor, ceiling, ...
+template <class T, class F> constexpr T rounded(T a, F f) {
+  if constexpr (std::is_floating_point_v<T>)
+    return f(a);
+  else
+    return a;
+}
+
+/// sin(πa) and cos(πa), with the argument reduced exactly (fmod by 2, then reflections that
+/// Sterbenz's lemma keeps exact) so that whole and half-whole a give exact zeros.
+template <class T> T sinpi(T a) {
+  if (!std::isfinite(a)) return a - a;                           // NaN
+  long double r = std::fmod(static_cast<long double>(a), 2.0L);  // (-2, 2)
+  if (r > 1) r -= 2;
+  if (r < -1) r += 2;  // [-1, 1]
+  if (r > 0.5L) r = 1 - r;
+  if (r < -0.5L) r = -1 - r;  // [-1/2, 1/2]
+  if (r == 0) return std::copysign(T(0), a);
+  return static_cast<T>(std::sin(std::numbers::pi_v<long double> * r));
+}
+template <class T> T cospi(T a) {
+  if (!std::isfinite(a)) return a - a;
+  long double r = std::fmod(std::fabs(static_cast<long double>(a)), 2.0L);  // [0, 2)
+  if (r > 1) r = 2 - r;                                                     // [0, 1]
+  const long double s = 0.5L - r;                                           // cos(πr) = sin(π(1/2 - r))
+  if (s == 0) return T(0);
+  return static_cast<T>(std::sin(std::numbers::pi_v<long double> * s));
+}
+
+/// log(e^a + e^b) and log2(2^a + 2^b), in long double, which holds e^a up to a ≈ 11356.
+template <class T> T logaddexp(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return a + b;
+  if (a == b) return static_cast<T>(a + std::numbers::ln2);  // infinities too
+  const long double hi = std::fmax(a, b), lo = std::fmin(a, b);
+  return static_cast<T>(hi + std::log1p(std::exp(lo - hi)));
+}
+template <class T> T logaddexp2(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return a + b;
+  if (a == b) return a + 1;
+  const long double hi = std::fmax(a, b), lo = std::fmin(a, b);
+  return static_cast<T>(hi + std::log1p(std::exp2(lo - hi)) / std::numbers::ln2_v<long double>);
+}
+
+/// a · 2^trunc(b), the exponent held to ±4096 (beyond which every result is 0 or infinite).
+template <class T> T ldexp(T a, T b) {
+  if (std::isnan(b)) return b;
+  return std::ldexp(a, static_cast<int>(std::fmax(std::fmin(std::trunc(b), T(4096)), T(-4096))));
+}
+
+/// NumPy's heaviside: 0 below 0, 1 above, h0 at ±0, NaN for NaN.
+template <class T> T heaviside(T x, T h0) {
+  if (std::isnan(x)) return x;
+  if (x == 0) return h0;
+  return x < 0 ? T(0) : T(1);
+}
+
+/// x·log(y), 0 where x is 0 and y is not NaN (scipy.special.xlogy).
+template <class T> T xlogy(T x, T y) {
+  if (std::isnan(y)) return y;
+  return x == 0 ? T(0) : x * std::log(y);
+}
+
+/// e^(x²)·erfc(x): directly in long double up to x = 50, past it from the asymptotic series
+/// 1/(x√π) · Σ (-1)^k (2k-1)!! / (2x²)^k, whose sixth term is below 2^-60 of the first there.
+template <class T> T erfcx(T x) {
+  if (std::isnan(x)) return x;
+  const long double v = x;
+  if (v < 50) return static_cast<T>(std::exp(v * v) * std::erfc(v));
+  long double term = 1, sum = 1;
+  for (int k = 1; k <= 6; ++k) {
+    term *= -(2 * k - 1) / (2 * v * v);
+    sum += term;
+  }
+  return static_cast<T>(sum / (v * std::sqrt(std::numbers::pi_v<long double>)));
+}
+
+namespace math_detail {
+/// The x in [lo, hi] with f(x) = 0, f decreasing, f' its derivative: Newton's steps in long
+/// double, a bisection wherever a step leaves the bracket. Independent of any approximation's
+/// coefficients, which is what a reference wants.
+template <class F, class D>
+long double solve_decreasing(F f, D derivative, long double x, long double lo, long double hi) {
+  for (int k = 0; k < 200; ++k) {
+    const long double fx = f(x);
+    if (fx == 0) return x;
+    (fx > 0 ? lo : hi) = x;
+    long double next = x - fx / derivative(x);
+    if (!(next > lo && next < hi)) next = lo + (hi - lo) / 2;
+    if (std::fabs(next - x) <= std::fabs(x) * 1e-19L || next == lo || next == hi) return next;
+    x = next;
+  }
+  return x;
+}
+inline long double erfc_slope(long double x) {
+  return -2 / std::sqrt(std::numbers::pi_v<long double>) * std::exp(-x * x);
+}
+}  // namespace math_detail
+
+/// The inverse of erfc on (0, 2): +inf and -inf at the ends, NaN outside. Solved where erfc is
+/// accurate: on log(erfc(x)) for y ≤ 1 (erfc underflows long double only past x ≈ 106), by
+/// symmetry (erfcinv(2 - y) = -erfcinv(y), 2 - y exact) above.
+template <class T> T erfcinv(T y) {
+  if (std::isnan(y) || y < 0 || y > 2) return std::numeric_limits<T>::quiet_NaN();
+  if (y == 0) return std::numeric_limits<T>::infinity();
+  if (y == 2) return -std::numeric_limits<T>::infinity();
+  if (y > 1) return -erfcinv(T(2) - y);
+  const long double target = std::log(static_cast<long double>(y));
+  const auto f = [&](long double x) { return std::log(std::erfc(x)) - target; };
+  const auto slope = [](long double x) { return math_detail::erfc_slope(x) / std::erfc(x); };
+  return static_cast<T>(math_detail::solve_decreasing(f, slope, std::sqrt(-target), 0.0L, 110.0L));
+}
+
+/// The inverse of erf on (-1, 1): small |y| solved on erf itself (relative accuracy near 0), the
+/// rest through erfcinv(1 - |y|) (exact for |y| ≥ 1/2).
+template <class T> T erfinv(T y) {
+  if (std::isnan(y) || y < -1 || y > 1) return std::numeric_limits<T>::quiet_NaN();
+  if (y == 0) return y;
+  if (std::fabs(y) >= T(0.5)) return std::copysign(erfcinv(T(1) - std::fabs(y)), y);
+  const long double target = std::fabs(static_cast<long double>(y));
+  const auto f = [&](long double x) { return target - std::erf(x); };
+  const auto slope = [](long double x) { return math_detail::erfc_slope(x); };
+  const long double x = math_detail::solve_decreasing(f, slope, target * 0.886L, 0.0L, 1.0L);
+  return static_cast<T>(std::copysign(x, static_cast<long double>(y)));
+}
+
+#if defined(__cpp_lib_math_special_functions) || defined(__STDCPP_MATH_SPEC_FUNCS__)
+/// The Bessel functions of order 0 and 1: J (even and odd in x), Y (real for x > 0 only), I (even
+/// and odd), from C++17's special functions on x ≥ 0 (a
+/// standard library without them, libc++'s, leaves these three undefined: only tests call them). I past x = 700, where those overflow double
+/// inside, from its asymptotic series e^x/√(2πx) · Σ (-1)^k Π(4ν² - (2j-1)²) / (k! (8x)^k).
+template <class T> T bessel_j(int order, T x) {
+  if (std::isnan(x)) return x;
+  if (std::isinf(x)) return T(0);
+  const T value =
+      static_cast<T>(std::cyl_bessel_j(static_cast<long double>(order), std::fabs(static_cast<long double>(x))));
+  return order == 1 && x < 0 ? -value : value;
+}
+template <class T> T bessel_y(int order, T x) {
+  if (std::isnan(x) || x < 0) return std::numeric_limits<T>::quiet_NaN();
+  if (x == 0) return -std::numeric_limits<T>::infinity();
+  if (std::isinf(x)) return T(0);
+  return static_cast<T>(std::cyl_neumann(static_cast<long double>(order), static_cast<long double>(x)));
+}
+template <class T> T bessel_i(int order, T x) {
+  if (std::isnan(x)) return x;
+  const long double v = std::fabs(static_cast<long double>(x));
+  long double value;
+  if (v <= 700) {
+    value = std::cyl_bessel_i(static_cast<long double>(order), v);
+  } else {
+    const long double mu = 4.0L * order * order;
+    long double term = 1, sum = 1;
+    for (int k = 1; k <= 6; ++k) {
+      term *= -(mu - (2 * k - 1) * (2 * k - 1)) / (k * 8 * v);
+      sum += term;
+    }
+    value = std::exp(v) / std::sqrt(2 * std::numbers::pi_v<long double> * v) * sum;
+  }
+  return static_cast<T>(order == 1 && x < 0 ? -value : value);
+}
+#else
+template <class T> T bessel_j(int order, T x);
+template <class T> T bessel_y(int order, T x);
+template <class T> T bessel_i(int order, T x);
+#endif
+
+}  // namespace jet::host

@@ -1,0 +1,164 @@
+// The op table's math functions and the activations, without a GPU: the host references against
+// values known from elsewhere (tables, identities), the dtypes the ops give, the interpreter's
+// calls of long functions, and each activation as one kernel computing its operand's work once.
+#include "support/catch.hpp"
+#include "support/operands.hpp"
+#include "support/planned.hpp"
+
+#include "interpreter/source.hpp"
+
+#include <jet/jet.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+const double quiet_nan = std::numeric_limits<double>::quiet_NaN();
+
+bool near(double got, double want, double relative = 1e-15) {
+  return std::fabs(got - want) <= relative * std::fabs(want);
+}
+
+}  // namespace
+
+TEST_CASE("math references: inverse error functions against tabulated values", "[cpu][math]") {
+  using jet::host::erfcinv;
+  using jet::host::erfinv;
+  // Values from the defining integrals (Abramowitz and Stegun 7.1; DLMF 7.17), to 17 digits.
+  CHECK(near(erfinv(0.5), 0.47693627620446987338));
+  CHECK(near(erfinv(-0.9), -1.1630871536766740867));
+  CHECK(near(erfinv(1e-20), 8.8622692545275801365e-21));
+  CHECK(near(erfcinv(1e-20), 6.6015806223551425, 1e-14));
+  CHECK(near(erfcinv(1.5), -0.47693627620446987338));
+  CHECK(erfinv(1.0) == inf);
+  CHECK(erfinv(-1.0) == -inf);
+  CHECK(std::isnan(erfinv(1.5)));
+  CHECK(erfcinv(0.0) == inf);
+  CHECK(erfcinv(2.0) == -inf);
+  CHECK(std::isnan(erfcinv(-0.5)));
+  CHECK(std::isnan(erfcinv(quiet_nan)));
+  for (double y : {1e-300, 1e-10, 0.01, 0.3, 0.999}) CHECK(near(std::erfc(erfcinv(y)), y, 1e-14));
+}
+
+TEST_CASE("math references: erfcx, sinpi, cospi, logaddexp at their edges", "[cpu][math]") {
+  using namespace jet::host;
+  CHECK(near(erfcx(1.0), 0.42758357615580700442));
+  CHECK(near(erfcx(100.0), 0.0056416137829894329, 1e-14));  // 1/(x√π)·(1 - 1/(2x²) + ...)
+  CHECK(erfcx(-30.0) == inf);
+  CHECK(sinpi(1.0) == 0);
+  CHECK(sinpi(-2.0) == 0);
+  CHECK(cospi(0.5) == 0);
+  CHECK(cospi(1e300) == 1);
+  CHECK(near(sinpi(0.25), std::sqrt(0.5)));
+  CHECK(near(sinpi(1.0 - 0x1p-40), std::sin(0x1p-40 * 3.14159265358979323846), 1e-15));
+  CHECK(std::isnan(sinpi(inf)));
+  CHECK(logaddexp(-inf, -inf) == -inf);
+  CHECK(logaddexp(inf, inf) == inf);
+  CHECK(logaddexp(inf, -inf) == inf);
+  CHECK(std::isnan(logaddexp(quiet_nan, 1.0)));
+  CHECK(near(logaddexp(1000.0, 1000.0), 1000.6931471805599453));
+  CHECK(near(logaddexp2(3.0, 3.0), 4.0));
+  CHECK(near(logaddexp(0.0, -40.0), 4.2483542552915889e-18, 1e-14));
+}
+
+TEST_CASE("math references: Bessel functions by parity, at 0 and past overflow", "[cpu][math]") {
+  using namespace jet::host;
+  CHECK(near(bessel_j(0, 1.0), 0.76519768655796655145, 1e-14));
+  CHECK(near(bessel_j(1, -1.0), -0.44005058574493351596, 1e-14));
+  CHECK(near(bessel_y(0, 1.0), 0.088256964215676957983, 1e-13));
+  CHECK(bessel_y(1, 0.0) == -inf);
+  CHECK(std::isnan(bessel_y(0, -1.0)));
+  CHECK(near(bessel_i(1, -2.0), -1.5906368546373290634, 1e-14));
+  CHECK(near(bessel_i(0, 705.0), bessel_i(0, 699.0) * std::exp(6.0) * std::sqrt(699.0 / 705.0), 1e-4));
+  CHECK(bessel_i(0, 720.0) == inf);
+  CHECK(bessel_j(0, inf) == 0);
+}
+
+TEST_CASE("math references: heaviside, xlogy, ldexp as NumPy and SciPy define them", "[cpu][math]") {
+  using namespace jet::host;
+  CHECK(heaviside(-0.0, 0.5) == 0.5);
+  CHECK(heaviside(-2.0, 0.5) == 0);
+  CHECK(heaviside(inf, 0.5) == 1);
+  CHECK(std::isnan(heaviside(quiet_nan, 0.5)));
+  CHECK(xlogy(0.0, 0.0) == 0);
+  CHECK(std::isnan(xlogy(0.0, quiet_nan)));
+  CHECK(xlogy(2.0, 0.0) == -inf);
+  CHECK(ldexp(3.0, 2.7) == 12);
+  CHECK(ldexp(1.0, 1e10) == inf);
+  CHECK(ldexp(1.0, -1e10) == 0);
+  CHECK(std::isnan(ldexp(1.0, quiet_nan)));
+}
+
+TEST_CASE("math ops give NumPy's dtypes", "[cpu][math][dtype]") {
+  const auto f = jet::test::fake_view<float>();
+  const auto h = jet::test::fake_view<jet::float16>();
+  const auto i = jet::test::fake_view<std::int32_t>();
+  const auto b = jet::test::fake_view<bool>();
+  STATIC_REQUIRE(decltype(jet::erf(f))::type == jet::dtype::float32);
+  STATIC_REQUIRE(decltype(jet::lgamma(h))::type == jet::dtype::float16);
+  STATIC_REQUIRE(decltype(jet::exp2(i))::type == jet::dtype::float64);  // integers compute in float64
+  STATIC_REQUIRE(decltype(jet::atan2(f, 2.0))::type == jet::dtype::float32);
+  STATIC_REQUIRE(decltype(jet::floor(i))::type == jet::dtype::int32);  // an integer is its own floor
+  STATIC_REQUIRE(decltype(jet::round(h))::type == jet::dtype::float16);
+  STATIC_REQUIRE(decltype(jet::isnan(f))::type == jet::dtype::boolean);
+  STATIC_REQUIRE(decltype(jet::signbit(i))::type == jet::dtype::boolean);
+  STATIC_REQUIRE(decltype(jet::isfinite(b))::type == jet::dtype::boolean);
+  STATIC_REQUIRE(decltype(jet::gelu(f))::type == jet::dtype::float32);
+  STATIC_REQUIRE(decltype(jet::softplus(h, 2.0, 10.0))::type == jet::dtype::float16);
+  STATIC_REQUIRE(decltype(jet::elu(i))::type == jet::dtype::float64);
+}
+
+TEST_CASE("the long math functions are the math interpreters', each one called function", "[cpu][math][interpreter]") {
+  using jet::detail::interpreter_families;
+  const auto& core = interpreter_families[0];
+  const auto& math = *std::find_if(std::begin(interpreter_families), std::end(interpreter_families),
+                                   [](const auto& f) { return f.math && f.compute == jet::dtype::float32; });
+  const std::string core_source = jet::detail::interpreter_source(core),
+                    math_source = jet::detail::interpreter_source(math);
+  CHECK(core_source.find("jet_lgamma(") == std::string::npos);
+  CHECK(core_source.find("__forceinline__ auto jet_sin(") != std::string::npos);  // the core as it was
+  CHECK(math_source.find("__noinline__ auto jet_lgamma(") != std::string::npos);
+  CHECK(math_source.find("__noinline__ auto jet_j0(") != std::string::npos);
+  CHECK(math_source.find("__noinline__ auto jet_erfinv(") != std::string::npos);
+  CHECK(math_source.find("__forceinline__ auto jet_sin(") != std::string::npos);
+  CHECK(math_source.find("__forceinline__ auto jet_floor(") != std::string::npos);
+  // An expression runs on the core family unless it needs the math one.
+  const auto x = jet::test::fake_view<float>(8, 0x10000), out = jet::test::fake_view<float>(8, 0x90000);
+  CHECK(jet::test::planned_encoding_of(jet::tuple(jet::sin(x) + jet::floor(x)), out).family == &core);
+  CHECK(jet::test::planned_encoding_of(jet::tuple(jet::sin(x) + jet::erf(x)), out).family == &math);
+}
+
+TEST_CASE("each activation is one kernel that computes its operand's work once", "[cpu][math][activations]") {
+  using jet::detail::op_id;
+  using jet::test::op_instructions;
+  const auto x = jet::test::fake_view<float>(8, 0x10000), out = jet::test::fake_view<float>(8, 0x90000);
+  const auto program = [&](const auto& e) { return jet::test::planned_encoding_of(jet::tuple(e), out); };
+  SECTION("gelu: x·Φ(x)") {
+    const jet::detail::encoding e = program(jet::gelu(x));
+    REQUIRE(e.family);
+    CHECK(op_instructions(e, op_id::normcdf) == 1);
+    CHECK(op_instructions(e, op_id::mul) == 1);
+  }
+  SECTION("softplus: β·x once, for the test and the exponent") {
+    const jet::detail::encoding e = program(jet::softplus(x, 2.0, 15.0));
+    REQUIRE(e.family);
+    CHECK(op_instructions(e, op_id::mul) == 1);
+    CHECK(op_instructions(e, op_id::exp) == 1);
+    CHECK(op_instructions(e, op_id::log1p) == 1);
+    CHECK(op_instructions(e, op_id::where) == 1);
+  }
+  SECTION("mish: softplus inside tanh") {
+    const jet::detail::encoding e = program(jet::mish(x));
+    REQUIRE(e.family);
+    CHECK(op_instructions(e, op_id::tanh) == 1);
+    CHECK(op_instructions(e, op_id::exp) == 1);
+  }
+  SECTION("hardswish and logsigmoid") {
+    CHECK(op_instructions(program(jet::hardswish(x)), op_id::clamp) == 1);
+    CHECK(op_instructions(program(jet::logsigmoid(x)), op_id::abs) == 1);
+  }
+}
