@@ -3,6 +3,7 @@
 #pragma once
 
 #include <jet/array.hpp>
+#include <jet/constructors.hpp>
 #include <jet/dtype.hpp>
 #include <jet/error.hpp>
 #include <jet/expr.hpp>
