@@ -9,6 +9,7 @@
 #include <jet/expr.hpp>
 #include <jet/function.hpp>
 #include <jet/ops.hpp>
+#include <jet/print.hpp>
 #include <jet/random.hpp>
 #include <jet/reduce.hpp>
 #include <jet/runtime.hpp>
