@@ -4,11 +4,13 @@
 
 #include <jet/activations.hpp>
 #include <jet/array.hpp>
+#include <jet/constructors.hpp>
 #include <jet/dtype.hpp>
 #include <jet/error.hpp>
 #include <jet/expr.hpp>
 #include <jet/function.hpp>
 #include <jet/ops.hpp>
+#include <jet/print.hpp>
 #include <jet/random.hpp>
 #include <jet/reduce.hpp>
 #include <jet/runtime.hpp>

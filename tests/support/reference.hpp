@@ -102,7 +102,7 @@ long double reference(const array_terminal<T>& t, std::size_t i, const host_inpu
   return h.at(t.data(), offset_of(t.layout(), i, space));
 }
 inline long double reference(const counter& c, std::size_t i, const host_inputs&, const jet::shape* space = nullptr) {
-  return static_cast<long double>(offset_of(jet::detail::layout::contiguous(c.extents), i, space));
+  return static_cast<long double>(offset_of(c.layout, i, space));
 }
 template <class T>
 long double reference(const scalar<T>& s, std::size_t, const host_inputs&, const jet::shape* = nullptr) {

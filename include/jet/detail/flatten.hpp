@@ -94,7 +94,8 @@ template <std::size_t Capacity, std::size_t Leaves> struct flat_builder {
       // kernel_desc::counter_slots has a bit for each of the first 32 array operands; a counter
       // past them stops the compile here (README, "Limits").
       if (inputs >= 32)
-        throw "jet: random_uniform and random_normal must be among the first 32 array operands of an expression";
+        throw "jet: counters (random_uniform, random_normal, arange, linspace, full, zeros, ones, eye, iota) must be "
+            "among the first 32 array operands of an expression";
       counter_slots |= 1u << inputs;
     }
     if (n.op == op_id::input || n.op == op_id::counter) n.arg[0] = inputs++;
