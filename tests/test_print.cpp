@@ -78,7 +78,7 @@ TEST_CASE("integers and bools print right-aligned, extremes included", "[cpu][pr
         "array([18446744073709551615], shape=(1,), dtype=uint64)");
   const unsigned char bools[] = {1, 0, 1};
   CHECK(jet::detail::format_array(bools, jet::dtype::boolean, {3}) ==
-        "array([ true, false,  true], shape=(3,), dtype=bool)");
+        "array([ True, False,  True], shape=(3,), dtype=bool)");
 }
 
 TEST_CASE("empty and 0-d arrays print their shape", "[cpu][print]") {

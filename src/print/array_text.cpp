@@ -68,7 +68,7 @@ std::vector<std::string> element_texts(const void* host, dtype type, const std::
   std::vector<std::string> texts;
   texts.reserve(positions.size());
   if (type == dtype::boolean) {
-    for (const std::size_t p : positions) texts.push_back(element<unsigned char>(host, p) ? "true" : "false");
+    for (const std::size_t p : positions) texts.push_back(element<unsigned char>(host, p) ? "True" : "False");
     return right_aligned(std::move(texts));
   }
   if (!is_floating(type)) {
