@@ -164,6 +164,7 @@ TEST_CASE("16-bit floats, bool and integers each have their family", "[cpu][inte
   CHECK(encode<bool>(h < bf).family->name == "float32");
   CHECK(encode<std::int32_t>(jet::abs(i) / 3 + i * 0).family->name == "int32");
   CHECK(encode<std::int64_t>(jet::clamp(l, -5, 5) * 7L).family->name == "int64");
+  CHECK(encode<std::int64_t>(l & 0xff).family->name == "int64");  // an op of integers only
   CHECK(encode<bool>(flags == flags).family);  // bool throughout: any family
 }
 

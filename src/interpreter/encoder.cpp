@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -150,7 +151,9 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
   if (d.function_count) return "it calls a user function";
   if (d.counter_slots) return "it reads jet::counter";
   for (unsigned i = 0; i < d.node_count; ++i)
-    if (d.nodes[i].op > op_id::counter && !interpretable_op(d.nodes[i].op, interpreter_families[0]))
+    if (d.nodes[i].op > op_id::counter &&
+        std::none_of(std::begin(interpreter_families), std::end(interpreter_families),
+                     [&](const interpreter_family& f) { return interpretable_op(d.nodes[i].op, f); }))
       return "no interpreter has `" + std::string(op_tag(d.nodes[i].op)) + "`";
   dtype compute = dtype::boolean;
   std::string mixed;
