@@ -24,14 +24,17 @@ struct range {
   bool zero_one = false;  // a condition: 0 or 1
 };
 
-// Operand ranges where the ops are defined and well conditioned, per kind of operand type.
+// Operand ranges where the ops are defined and well conditioned, per kind of operand type. A shift
+// count runs from -2 past 64, the widest width: negative counts, 0 .. width - 1, the width and
+// beyond (only integers shift).
 struct ranges {
-  range any, positive, divisor, pow_base, pow_exponent, exp_argument, clamp_low, clamp_high;
+  range any, positive, divisor, pow_base, pow_exponent, exp_argument, clamp_low, clamp_high, shift_count;
 };
-constexpr ranges floating_ranges{{-4, 4}, {0.1, 10}, {0.5, 2}, {0.5, 2}, {-3, 3}, {-4, 4}, {-2, -0.5}, {0.5, 2}};
-constexpr ranges signed_ranges{{-50, 50}, {1, 50}, {1, 20}, {1, 5}, {-3, 3}, {-20, 20}, {-20, -1}, {1, 20}};
-constexpr ranges unsigned_ranges{{0, 100}, {1, 50}, {1, 20}, {1, 5}, {0, 3}, {0, 20}, {0, 20}, {21, 50}};
-constexpr ranges bool_ranges{{0, 1}, {1, 1}, {1, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 0}, {1, 1}};
+constexpr ranges floating_ranges{{-4, 4}, {0.1, 10},  {0.5, 2}, {0.5, 2}, {-3, 3},
+                                 {-4, 4}, {-2, -0.5}, {0.5, 2}, {0, 0}};
+constexpr ranges signed_ranges{{-50, 50}, {1, 50}, {1, 20}, {1, 5}, {-3, 3}, {-20, 20}, {-20, -1}, {1, 20}, {-2, 66}};
+constexpr ranges unsigned_ranges{{0, 100}, {1, 50}, {1, 20}, {1, 5}, {0, 3}, {0, 20}, {0, 20}, {21, 50}, {0, 66}};
+constexpr ranges bool_ranges{{0, 1}, {1, 1}, {1, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 0}, {1, 1}, {0, 1}};
 
 template <class T> constexpr const ranges& ranges_for() {
   if constexpr (std::is_same_v<T, bool>)
@@ -53,6 +56,8 @@ inline operand_ranges exponent_values(const ranges& r) { return {r.exp_argument,
 inline operand_ranges power_values(const ranges& r) { return {r.pow_base, r.pow_exponent, r.any}; }
 inline operand_ranges condition_values(const ranges& r) { return {range{0, 1, true}, r.any, r.any}; }
 inline operand_ranges clamp_values(const ranges& r) { return {r.any, r.clamp_low, r.clamp_high}; }
+inline operand_ranges shift_values(const ranges& r) { return {r.any, r.shift_count, r.any}; }
+inline operand_ranges truth_values(const ranges&) { return {range{0, 1, true}, range{0, 1, true}, range{0, 1, true}}; }
 
 // Each operand's range for op on operands of type T: the op table's test values column.
 template <class T> operand_ranges ranges_for(jet::detail::op_id op) {
