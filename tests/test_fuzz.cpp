@@ -16,6 +16,7 @@
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <iterator>
@@ -71,10 +72,23 @@ jet::detail::variant_key random_variant(const jet::detail::kernel_desc& d, jet::
     v.tiled = true;
     v.vec = 1;
     const std::vector tiled{access::transposed, access::gather};
-    for (unsigned k = 0; k < distinct; ++k) v.input_access[k] = c.pick(tiled);
+    // Transposed operands' tiles within the shared memory a kernel may declare, as the planner
+    // keeps them (a tiled kernel of many wide operands does not fit 48 KiB).
+    std::size_t shared = 0;
+    auto pick_tiled = [&](jet::dtype t) {
+      const std::size_t tile = jet::detail::tile_bytes(static_cast<int>(jet::size_of(t)));
+      if (shared + tile > jet::detail::shared_memory_limit) return access::gather;
+      const access a = c.pick(tiled);
+      if (a == access::transposed) shared += tile;
+      return a;
+    };
+    for (unsigned k = 0; k < distinct; ++k) {
+      const unsigned slot = static_cast<unsigned>(std::find(v.unique_of, v.unique_of + d.input_count, k) - v.unique_of);
+      v.input_access[k] = pick_tiled(d.input_types[slot]);
+    }
     for (unsigned slot = 0; slot < d.input_count; ++slot)  // a counter reads no memory to transpose
       if (jet::detail::is_counter(d, slot)) v.input_access[v.unique_of[slot]] = access::gather;
-    v.output_access[0] = c.pick(tiled);
+    v.output_access[0] = pick_tiled(d.out_types[0]);
   } else if (v.rank >= 2 && c.chance(0.25)) {  // rows: any access but transposed; vectors only where contiguous
     v.rows = true;
     const std::vector<access> row_inputs =

@@ -175,6 +175,13 @@ TEST_CASE("16-bit floats, bool and integers each have their family", "[cpu][inte
   CHECK(encode<bool>(h < bf).family->name == "float32");
   CHECK(encode<std::int32_t>(jet::abs(i) / 3 + i * 0).family->name == "int32");
   CHECK(encode<std::int64_t>(jet::clamp(l, -5, 5) * 7L).family->name == "int64");
+  CHECK(encode<std::int64_t>(l & 0xff).family->name == "int64");  // an op of integers only
+  // A bool is held as 0 or 1 of the compute type, where ~1 is -2: ~ of a bool runs as logical not.
+  const encoding inverted = encode<bool>(~flags);
+  REQUIRE(inverted.family);
+  const auto rows = listing(inverted);
+  CHECK(std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row[0] == id(op_id::logical_not); }));
+  CHECK(std::none_of(rows.begin(), rows.end(), [](const auto& row) { return row[0] == id(op_id::bitwise_not); }));
   CHECK(encode<bool>(flags == flags).family);  // bool throughout: any family
 }
 

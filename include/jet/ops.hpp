@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 
 namespace jet {
@@ -75,6 +77,106 @@ template <class T> constexpr T fmax(T a, T b) {
   else
     return std::max(a, b);
 }
+/// Whether a is below 0 (never, for an unsigned type: no comparison for the compiler to flag).
+template <class T> constexpr bool negative(T a) {
+  if constexpr (std::is_signed_v<T>)
+    return a < 0;
+  else
+    return false;
+}
+/// |a| as 64-bit unsigned: |lowest| = 2^(n-1) fits.
+template <class T> constexpr std::uint64_t magnitude(T a) { return negative(a) ? 0 - bits(a) : bits(a); }
+/// C's remainder of truncating division (fmod's, and C++'s % on integers): the dividend's sign.
+/// x % 0 is 0 and lowest % -1 is 0, where C++ leaves both undefined.
+template <class T> constexpr T fmod(T a, T b) {
+  if constexpr (is_integer_v<T>) {
+    if (b == 0 || (std::is_signed_v<T> && b == static_cast<T>(-1))) return 0;
+    return static_cast<T>(a % b);
+  } else {
+    return std::fmod(a, b);
+  }
+}
+template <class T> struct floor_division { T quotient, remainder; };
+/// Python's floor division and remainder, as NumPy has them: the quotient rounded toward -inf,
+/// the remainder with the divisor's sign. Integers: x // 0 and x % 0 are 0 (NumPy's, with a
+/// warning there), lowest // -1 wraps to lowest. Floats, NumPy's npy_divmod: b == 0 gives a / b
+/// and fmod's NaN; otherwise the quotient of the exact a - fmod(a, b), snapped to a whole
+/// number, a zero remainder signed as b and a zero quotient as a / b.
+template <class T> floor_division<T> floor_divmod(T a, T b) {
+  if constexpr (is_integer_v<T>) {
+    const T q = divide(a, b), r = fmod(a, b);
+    if (r == 0 || (r > 0) == (b > 0)) return {q, r};
+    return {static_cast<T>(q - 1), static_cast<T>(r + b)};  // neither wraps: r and b differ in sign
+  } else {
+    const T m = std::fmod(a, b);
+    if (b == 0) return {a / b, m};
+    T q = (a - m) / b, r = m;
+    if (m == 0) {
+      r = std::copysign(T(0), b);
+    } else if ((m < 0) != (b < 0)) {
+      r = m + b;
+      q = q - 1;
+    }
+    if (q == 0) return {std::copysign(T(0), a / b), r};
+    const T whole = std::floor(q);
+    return {q - whole > T(0.5) ? whole + 1 : whole, r};
+  }
+}
+/// 1 / a; on integers truncated as integer division is (NumPy's integer reciprocal): a for 1 and
+/// -1, else 0, and 0 for 0 (as x / 0).
+template <class T> constexpr T reciprocal(T a) {
+  if constexpr (is_integer_v<T>)
+    return a == 1 || (std::is_signed_v<T> && a == static_cast<T>(-1)) ? a : 0;
+  else
+    return 1 / a;
+}
+/// -1, 0 or 1 by a's sign; NaN for NaN, +0 for ±0.
+template <class T> constexpr T sign(T a) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(a)) return a;
+  return a > 0 ? T(1) : a == 0 ? T(0) : static_cast<T>(-1);
+}
+/// NumPy's power. Floats: std::pow. Integers: exact, wrapping in T. A negative exponent, which
+/// NumPy refuses and a kernel cannot, gives 1 / a^|b| truncated as integer division is: 1 for
+/// a == 1, 1 or -1 for a == -1 (by b's parity), 0 for any other a (for 0, as x / 0 is 0).
+template <class T> constexpr T power(T a, T b) {
+  if constexpr (is_integer_v<T>) {
+    if (negative(b)) return a == 1 || a == static_cast<T>(-1) ? static_cast<T>(b % 2 == 0 ? 1 : a) : 0;
+    std::uint64_t r = 1;  // the exponent's bits from the highest: r = r^2, times a for a 1
+    for (int k = 63; k >= 0; --k) r = (bits(b) >> k & 1) ? r * r * bits(a) : r * r;
+    return static_cast<T>(r);
+  } else {
+    return std::pow(a, b);
+  }
+}
+/// NumPy's gcd and lcm, of |a| and |b|: never negative but where the result wraps (gcd(lowest, 0)
+/// is lowest, an lcm past the type's range wraps); gcd(0, 0) and lcm(a, 0) are 0.
+template <class T> constexpr T gcd(T a, T b) { return static_cast<T>(std::gcd(magnitude(a), magnitude(b))); }
+template <class T> constexpr T lcm(T a, T b) {
+  const std::uint64_t x = magnitude(a), y = magnitude(b), g = std::gcd(x, y);
+  return static_cast<T>(g == 0 ? 0 : x / g * y);
+}
+/// ~a; on bool, logical not (NumPy's invert).
+template <class T> constexpr T bitwise_not(T a) {
+  if constexpr (std::is_same_v<T, bool>)
+    return !a;
+  else
+    return static_cast<T>(~a);
+}
+/// NumPy's shifts, defined for every count: one of at least T's width, or a negative one, shifts
+/// every bit out, giving 0, or -1 for a negative value shifted right (its sign bit fills it).
+template <class T> constexpr bool shifts_out(T count) { return negative(count) || count >= T(8 * sizeof(T)); }
+template <class T> constexpr T left_shift(T a, T count) {
+  return shifts_out(count) ? T(0) : static_cast<T>(bits(a) << count);
+}
+template <class T> constexpr T right_shift(T a, T count) {
+  if (shifts_out(count)) return negative(a) ? static_cast<T>(-1) : T(0);
+  return static_cast<T>(a >> count);  // arithmetic for a signed a, as C++20 defines it
+}
+/// The 1 bits of |a| (NumPy's bitwise_count).
+template <class T> constexpr std::uint8_t bitwise_count(T a) {
+  return static_cast<std::uint8_t>(std::popcount(magnitude(a)));
+}
 /// Philox4x32-10 of a 128-bit counter under a 64-bit key: the four output words.
 constexpr std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> c, std::uint64_t key) {
   std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
@@ -135,6 +237,9 @@ template <class T> constexpr T nan_or(T a, T b, T value) {
   }
   return value;
 }
+/// NumPy's maximum and minimum: a NaN operand propagates (fmax and fmin ignore it).
+template <class T> constexpr T maximum(T a, T b) { return nan_or(a, b, a < b ? b : a); }
+template <class T> constexpr T minimum(T a, T b) { return nan_or(a, b, b < a ? b : a); }
 }  // namespace host
 
 /// One tag type per op. `reference` is the op's host reference, called with operands already
@@ -185,35 +290,57 @@ template <class F> constexpr void for_each_op(F&& f) {
 #define JET_DEFINE_OP1_same JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_floating JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_compare JET_DEFINE_OP1_plain
+#define JET_DEFINE_OP1_count JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_target(tag, fn)                              \
   template <class To, jet_operand A> auto fn(A&& a) {               \
     using node = detail::apply_t<ops::converting<ops::tag, To>, A>; \
     JET_DETAIL_BUILD1(node, (A, a));                                \
   }
-#define JET_OP1(tag, fn, rule, ...) JET_DEFINE_OP1_##rule(tag, fn)
-#define JET_OP2(tag, fn, ...)                     \
+#define JET_DEFINE_OP2(tag, fn)                   \
   template <class A, class B>                     \
   requires operands<A, B>                         \
   auto fn(A&& a, B&& b) {                         \
     using node = detail::apply_t<ops::tag, A, B>; \
     JET_DETAIL_BUILD2(node, (A, a), (B, b));      \
   }
-#define JET_OP3(tag, fn, ...)                        \
+#define JET_DEFINE_OP3(tag, fn)                      \
   template <class A, class B, class C>               \
   requires operands<A, B, C>                         \
   auto fn(A&& a, B&& b, C&& c) {                     \
     using node = detail::apply_t<ops::tag, A, B, C>; \
     JET_DETAIL_BUILD3(node, (A, a), (B, b), (C, c)); \
   }
+#define JET_OP1(tag, fn, rule, ...) JET_DEFINE_OP1_##rule(tag, fn)
+#define JET_OP2(tag, fn, ...) JET_DEFINE_OP2(tag, fn)
+#define JET_OP3(tag, fn, ...) JET_DEFINE_OP3(tag, fn)
 #include <jet/ops.def>
 #undef JET_OP1
 #undef JET_OP2
 #undef JET_OP3
+
+// NumPy's (and C's) other names of ops of the table, each building the op's own node: fmax and
+// fmin are max and min (a NaN operand ignored; maximum and minimum propagate it), mod is
+// remainder, and the operators have their ufuncs' names.
+// clang-format off: one definition a line, as in the table
+JET_DEFINE_OP2(max, fmax)
+JET_DEFINE_OP2(min, fmin)
+JET_DEFINE_OP2(remainder, mod)
+JET_DEFINE_OP2(fmod, fmod)
+JET_DEFINE_OP2(bitwise_and, bitwise_and)
+JET_DEFINE_OP2(bitwise_or, bitwise_or)
+JET_DEFINE_OP2(bitwise_xor, bitwise_xor)
+JET_DEFINE_OP1_plain(bitwise_not, bitwise_not) JET_DEFINE_OP2(left_shift, left_shift)
+    JET_DEFINE_OP2(right_shift, right_shift) JET_DEFINE_OP2(logical_and, logical_and)
+        JET_DEFINE_OP2(logical_or, logical_or) JET_DEFINE_OP1_plain(logical_not, logical_not)
+// clang-format on
 #undef JET_DEFINE_OP1_plain
 #undef JET_DEFINE_OP1_arith
 #undef JET_DEFINE_OP1_same
 #undef JET_DEFINE_OP1_floating
 #undef JET_DEFINE_OP1_compare
+#undef JET_DEFINE_OP1_count
 #undef JET_DEFINE_OP1_target
+#undef JET_DEFINE_OP2
+#undef JET_DEFINE_OP3
 
 }  // namespace jet

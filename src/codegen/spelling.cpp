@@ -59,7 +59,13 @@ unsigned op_cost(op_id op) {
     case op_id::normcdf:
     case op_id::logaddexp:
     case op_id::logaddexp2:
-    case op_id::logit: return 16;
+    case op_id::logit:
+    case op_id::fmod:  // a reduction loop for floats, 64-bit division for integers
+    case op_id::remainder:
+    case op_id::floor_divide:
+    case op_id::power:  // square and multiply
+    case op_id::gcd:    // Euclid's loop
+    case op_id::lcm: return 16;
     case op_id::log:
     case op_id::log2:
     case op_id::log10:

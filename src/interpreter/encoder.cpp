@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -274,7 +275,9 @@ std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, cons
         if (d.out_nodes[k] == i) store(k);
       continue;
     }
-    virtual_instruction v{static_cast<std::uint8_t>(n.op), static_cast<std::uint8_t>(n.type)};
+    // Bool is held as 0 or 1 of the compute type, where ~1 is -2: ~ of bool is logical not.
+    const op_id op = n.op == op_id::bitwise_not && n.type == dtype::boolean ? op_id::logical_not : n.op;
+    virtual_instruction v{static_cast<std::uint8_t>(op), static_cast<std::uint8_t>(n.type)};
     for (int k = 0; k < n.arity; ++k) v.args[k] = operand(n.arg[k], n.arg_type[k]);
     v.dst = value_of[i] = new_value();
     code.push_back(v);

@@ -4,7 +4,9 @@
 #include "codegen/spelling.hpp"
 #include "settings.hpp"
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <string>
 
 namespace jet::detail {
@@ -22,6 +24,7 @@ bool interpreter_math_only(op_id op) {
 bool interpretable_op(op_id op, const interpreter_family& f) {
   const op_spelling& s = spelling(op);
   if (s.cuda.empty() || s.result_rule == rule::random) return false;  // leaves, user functions, Philox
+  if (s.result_rule == rule::count) return false;                     // a uint8 result: no family's
   if (interpreter_math_only(op) && !f.math) return false;
   if (!accepts(s.operand_domain, f.compute)) return false;
   return is_floating(f.compute) || s.result_rule != rule::floating;  // integers compute floating ops in float64

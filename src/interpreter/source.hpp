@@ -10,11 +10,13 @@ namespace jet::detail {
 /// Whether the interpreter of family f has op `op` (from the op table: every op with a CUDA
 /// spelling but random numbers, and floating ones only in floating families).
 bool interpretable_op(op_id op, const interpreter_family& f);
-/// Whether op is held by the math families only: a long CUDA math function (op_cost 8 and up)
-/// beyond the ones most formulas use (log, sin, cos, pow), which the core families inline into
-/// each of their unrolled elements. The math families call each such function instead, one body
-/// for NVRTC to compile: inlined like the core's, the float32 kernel's one-time compile would take
-/// 2.5 times as long.
+/// Whether op is held by the math families only: a long op (op_cost 8 and up: the CUDA math
+/// functions beyond the ones most formulas use, log, sin, cos and pow; fmod, remainder,
+/// floor_divide, power, gcd and lcm with their loops and 64-bit divisions), which the core families
+/// would inline into each of their unrolled elements. The math families call each such op instead,
+/// one body for NVRTC to compile: inlined like the core's, the float32 kernel's one-time compile
+/// would take 2.5 times as long. (An integer expression with such an op compiles: there is no
+/// integer math family.)
 bool interpreter_math_only(op_id op);
 /// Whether the interpreter of family f loads and stores elements of dtype t.
 bool interpreter_stores(const interpreter_family& f, dtype t);

@@ -26,19 +26,22 @@ struct range {
   bool zero_one = false;  // a condition: 0 or 1
 };
 
-// Operand ranges where the ops are defined and well conditioned, per kind of operand type.
+// Operand ranges where the ops are defined and well conditioned, per kind of operand type. A shift
+// count runs from -2 past 64, the widest width: negative counts, 0 .. width - 1, the width and
+// beyond (only integers shift).
 struct ranges {
   range any, positive, divisor, pow_base, pow_exponent, exp_argument, clamp_low, clamp_high;
   range unit, probability, erfc_argument, above_one;  // (-1, 1), (0, 1), (0, 2), [1, 10]
+  range shift_count;
 };
-constexpr ranges floating_ranges{{-4, 4},    {0.1, 10}, {0.5, 2},      {0.5, 2},     {-3, 3},      {-4, 4},
-                                 {-2, -0.5}, {0.5, 2},  {-0.99, 0.99}, {0.01, 0.99}, {0.01, 1.99}, {1, 10}};
-constexpr ranges signed_ranges{{-50, 50}, {1, 50}, {1, 20}, {1, 5}, {-3, 3}, {-20, 20},
-                               {-20, -1}, {1, 20}, {-1, 1}, {0, 1}, {0, 2},  {1, 10}};
-constexpr ranges unsigned_ranges{{0, 100}, {1, 50},  {1, 20}, {1, 5}, {0, 3}, {0, 20},
-                                 {0, 20},  {21, 50}, {0, 1},  {0, 1}, {0, 2}, {1, 10}};
-constexpr ranges bool_ranges{{0, 1}, {1, 1}, {1, 1}, {0, 1}, {0, 1}, {0, 1},
-                             {0, 0}, {1, 1}, {0, 1}, {0, 1}, {0, 1}, {1, 1}};
+constexpr ranges floating_ranges{{-4, 4},  {0.1, 10},     {0.5, 2},     {0.5, 2},     {-3, 3}, {-4, 4}, {-2, -0.5},
+                                 {0.5, 2}, {-0.99, 0.99}, {0.01, 0.99}, {0.01, 1.99}, {1, 10}, {0, 0}};
+constexpr ranges signed_ranges{{-50, 50}, {1, 50}, {1, 20}, {1, 5}, {-3, 3}, {-20, 20}, {-20, -1},
+                               {1, 20},   {-1, 1}, {0, 1},  {0, 2}, {1, 10}, {-2, 66}};
+constexpr ranges unsigned_ranges{{0, 100}, {1, 50}, {1, 20}, {1, 5}, {0, 3},  {0, 20}, {0, 20},
+                                 {21, 50}, {0, 1},  {0, 1},  {0, 2}, {1, 10}, {0, 66}};
+constexpr ranges bool_ranges{{0, 1}, {1, 1}, {1, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 0},
+                             {1, 1}, {0, 1}, {0, 1}, {0, 1}, {1, 1}, {0, 1}};
 
 template <class T> constexpr const ranges& ranges_for() {
   if constexpr (std::is_same_v<T, bool>)
@@ -64,6 +67,8 @@ inline operand_ranges unit_values(const ranges& r) { return {r.unit, r.any, r.an
 inline operand_ranges probability_values(const ranges& r) { return {r.probability, r.any, r.any}; }
 inline operand_ranges erfc_argument_values(const ranges& r) { return {r.erfc_argument, r.any, r.any}; }
 inline operand_ranges above_one_values(const ranges& r) { return {r.above_one, r.any, r.any}; }
+inline operand_ranges shift_values(const ranges& r) { return {r.any, r.shift_count, r.any}; }
+inline operand_ranges truth_values(const ranges&) { return {range{0, 1, true}, range{0, 1, true}, range{0, 1, true}}; }
 
 // Each operand's range for op on operands of type T: the op table's test values column.
 template <class T> operand_ranges ranges_for(jet::detail::op_id op) {

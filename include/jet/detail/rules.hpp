@@ -6,7 +6,7 @@
 
 namespace jet::detail {
 
-enum class rule { arith, same, floating, compare, select, target, random };
+enum class rule { arith, same, floating, compare, select, target, random, count };
 
 struct typing {
   dtype result;
@@ -27,6 +27,7 @@ constexpr typing resolve(rule r, int arity, const dtype* in, const bool* weak, d
   if (r == rule::floating) common = to_floating(common);
   typing t{common, {common, common, common}};
   if (r == rule::compare) t.result = dtype::boolean;
+  if (r == rule::count) t.result = dtype::uint8;  // NumPy's bitwise_count: a count of bits, up to 64
   if (r == rule::select) t.args[0] = dtype::boolean;
   if (r == rule::target) t = typing{target, {in[0], in[0], in[0]}};
   if (r == rule::random) t = typing{dtype::float32, {dtype::int64, dtype::int64, dtype::int64}};

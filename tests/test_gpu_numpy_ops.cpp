@@ -1,0 +1,185 @@
+// On the GPU: NumPy's integer, bitwise, logical and NaN-aware ops on every pair of extreme operands
+// (the integer extremes, 0 and -1 divisors, shift counts -1, width and width + 1; NaN, ±0, ±inf
+// and values around them), fused into one kernel per op, against the host references, which
+// tests/test_numpy_ops.cpp pins to hand-written values. Floating results must have the reference's
+// bits (signed zeros included) where the op is exact, and be within CUDA's pow bound for power.
+#include "support/catch.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace {
+
+template <class T> constexpr T lowest = std::numeric_limits<T>::lowest();
+template <class T> constexpr T highest = std::numeric_limits<T>::max();
+
+// Integer operands that reach every case: the extremes, small values of both signs (of an
+// unsigned type, values near its highest), and the shift counts -1, width - 1, width and width + 1.
+template <class T> std::vector<T> integer_values() {
+  constexpr T width = T(8 * sizeof(T));
+  std::vector<T> v = {lowest<T>, T(lowest<T> + 1), T(highest<T> - 1), highest<T>, T(width - 1), width, T(width + 1)};
+  for (const int small : {0, 1, 2, 3, 7, 12, -1, -2, -3, -7, -12}) v.push_back(T(small));
+  return v;
+}
+
+template <class F> std::vector<F> floating_values() {
+  using L = std::numeric_limits<F>;
+  std::vector<F> v = {L::quiet_NaN(), L::infinity(), -L::infinity(), L::denorm_min(), L::max(), L::lowest()};
+  for (const double moderate : {0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 5.5, -5.5, 0.1}) v.push_back(F(moderate));
+  return v;
+}
+
+// Whether got is want: equal bits for floats (any NaN for a NaN), or, with `signed_zeros` false,
+// equal values; integers equal.
+template <class T> bool same(T got, T want, bool signed_zeros) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(want)) return std::isnan(got);
+    return got == want && (!signed_zeros || std::signbit(got) == std::signbit(want));
+  } else {
+    return got == want;
+  }
+}
+
+// Counts the elements where got differs from want(i), printing the first few.
+template <class T, class F>
+std::size_t differences(const char* what, const std::vector<T>& got, F want, bool signed_zeros = true) {
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const auto w = static_cast<T>(want(i));
+    if (!same(got[i], w, signed_zeros) && bad++ < 5)
+      std::printf("  %s, element %zu: got %.17g, want %.17g\n", what, i, static_cast<double>(got[i]),
+                  static_cast<double>(w));
+  }
+  return bad;
+}
+
+// Each value as many times in a row as there are values (each), or the values in turn as many
+// times: the two give every pair.
+template <class T> std::vector<T> repeated(const std::vector<T>& values, bool each) {
+  std::vector<T> v;
+  for (std::size_t i = 0; i < values.size() * values.size(); ++i)
+    v.push_back(values[each ? i / values.size() : i % values.size()]);
+  return v;
+}
+
+// Every pair of values as two arrays: a[i], b[i].
+template <class T> struct pairs {
+  std::vector<T> ha, hb;
+  jet::array<T> a, b;
+  explicit pairs(const std::vector<T>& values)
+      : ha(repeated(values, true)), hb(repeated(values, false)), a(jet::from_host(ha)), b(jet::from_host(hb)) {}
+  template <class Op> auto want2() const {
+    return [this](std::size_t i) { return Op::reference(ha[i], hb[i]); };
+  }
+  template <class Op> auto want1() const {
+    return [this](std::size_t i) { return Op::reference(ha[i]); };
+  }
+};
+
+template <class R, class E> std::vector<R> computed(const E& e) { return jet::array<R>(e).to_host(); }
+
+template <class T> void check_integer_ops() {
+  const pairs<T> p(integer_values<T>());
+  const auto &a = p.a, &b = p.b;
+  namespace ops = jet::ops;
+  CHECK(differences("a % b", computed<T>(a % b), p.template want2<ops::fmod>()) == 0);
+  CHECK(differences("remainder", computed<T>(jet::remainder(a, b)), p.template want2<ops::remainder>()) == 0);
+  CHECK(differences("floor_divide", computed<T>(jet::floor_divide(a, b)), p.template want2<ops::floor_divide>()) == 0);
+  CHECK(differences("true_divide", computed<double>(jet::true_divide(a, b)),
+                    [&](std::size_t i) { return static_cast<double>(p.ha[i]) / static_cast<double>(p.hb[i]); }) == 0);
+  CHECK(differences("power", computed<T>(jet::power(a, b)), p.template want2<ops::power>()) == 0);
+  CHECK(differences("gcd", computed<T>(jet::gcd(a, b)), p.template want2<ops::gcd>()) == 0);
+  CHECK(differences("lcm", computed<T>(jet::lcm(a, b)), p.template want2<ops::lcm>()) == 0);
+  CHECK(differences("a | b", computed<T>(a | b), p.template want2<ops::bitwise_or>()) == 0);
+  CHECK(differences("a ^ b", computed<T>(a ^ b), p.template want2<ops::bitwise_xor>()) == 0);
+  CHECK(differences("a << b", computed<T>(a << b), p.template want2<ops::left_shift>()) == 0);
+  CHECK(differences("a >> b", computed<T>(a >> b), p.template want2<ops::right_shift>()) == 0);
+  CHECK(differences("maximum", computed<T>(jet::maximum(a, b)), p.template want2<ops::maximum>()) == 0);
+  CHECK(differences("minimum", computed<T>(jet::minimum(a, b)), p.template want2<ops::minimum>()) == 0);
+  CHECK(differences("a && b", computed<bool>(a && b), p.template want2<ops::logical_and>()) == 0);
+  CHECK(differences("logical_xor", computed<bool>(jet::logical_xor(a, b)), p.template want2<ops::logical_xor>()) == 0);
+  CHECK(differences("~a", computed<T>(~a), p.template want1<ops::bitwise_not>()) == 0);
+  CHECK(differences("square", computed<T>(jet::square(a)), p.template want1<ops::square>()) == 0);
+  CHECK(differences("reciprocal", computed<T>(jet::reciprocal(a)), p.template want1<ops::reciprocal>()) == 0);
+  CHECK(differences("sign", computed<T>(jet::sign(a)), p.template want1<ops::sign>()) == 0);
+  CHECK(differences("bitwise_count", computed<std::uint8_t>(jet::bitwise_count(a)),
+                    p.template want1<ops::bitwise_count>()) == 0);
+  CHECK(differences("!a", computed<bool>(!a), p.template want1<ops::logical_not>()) == 0);
+  // Fused into a wider type in the same kernel, each result is its own type's first.
+  CHECK(differences("cast<int64_t>(a << b)", computed<std::int64_t>(jet::cast<std::int64_t>(a << b)),
+                    p.template want2<ops::left_shift>()) == 0);
+  CHECK(differences("cast<int64_t>(power(a, b))", computed<std::int64_t>(jet::cast<std::int64_t>(jet::power(a, b))),
+                    p.template want2<ops::power>()) == 0);
+}
+
+template <class F> void check_floating_ops() {
+  const pairs<F> p(floating_values<F>());
+  const auto &a = p.a, &b = p.b;
+  namespace ops = jet::ops;
+  // fmod, floor and copysign are exact, and division is correctly rounded: the reference's bits.
+  CHECK(differences("a % b", computed<F>(a % b), p.template want2<ops::fmod>()) == 0);
+  CHECK(differences("remainder", computed<F>(jet::remainder(a, b)), p.template want2<ops::remainder>()) == 0);
+  CHECK(differences("floor_divide", computed<F>(jet::floor_divide(a, b)), p.template want2<ops::floor_divide>()) == 0);
+  CHECK(differences("true_divide", computed<F>(jet::true_divide(a, b)), p.template want2<ops::true_divide>()) == 0);
+  // CUDA's max and min may order -0.0 and +0.0 either way.
+  CHECK(differences("maximum", computed<F>(jet::maximum(a, b)), p.template want2<ops::maximum>(), false) == 0);
+  CHECK(differences("minimum", computed<F>(jet::minimum(a, b)), p.template want2<ops::minimum>(), false) == 0);
+  CHECK(differences("fmax", computed<F>(jet::fmax(a, b)), p.template want2<ops::max>(), false) == 0);
+  CHECK(differences("fmin", computed<F>(jet::fmin(a, b)), p.template want2<ops::min>(), false) == 0);
+  CHECK(differences("a || b", computed<bool>(a || b), p.template want2<ops::logical_or>()) == 0);
+  CHECK(differences("sign", computed<F>(jet::sign(a)), p.template want1<ops::sign>()) == 0);
+  CHECK(differences("square", computed<F>(jet::square(a)), p.template want1<ops::square>()) == 0);
+  CHECK(differences("reciprocal", computed<F>(jet::reciprocal(a)), p.template want1<ops::reciprocal>()) == 0);
+  CHECK(differences("!a", computed<bool>(!a), p.template want1<ops::logical_not>()) == 0);
+  // power is CUDA's pow: within 4 ulp (CUDA's bound for powf; pow's is 2), exact at its special values.
+  const std::vector<F> powers = computed<F>(jet::power(a, b));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < powers.size(); ++i) {
+    const F want = ops::power::reference(p.ha[i], p.hb[i]);
+    const bool close =
+        same(powers[i], want, false) ||
+        (std::isfinite(want) && std::fabs(powers[i] - want) <= 4 * std::numeric_limits<F>::epsilon() * std::fabs(want) +
+                                                                   std::numeric_limits<F>::denorm_min());
+    if (!close && wrong++ < 5)
+      std::printf("  power, element %zu: got %.17g, want %.17g\n", i, static_cast<double>(powers[i]),
+                  static_cast<double>(want));
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("NumPy's integer ops on every pair of extremes, divisors and shift counts, on the GPU",
+          "[gpu][semantics][sanitize]") {
+  check_integer_ops<std::int8_t>();
+  check_integer_ops<std::uint8_t>();
+  check_integer_ops<std::int16_t>();
+  check_integer_ops<std::int32_t>();
+  check_integer_ops<std::uint32_t>();
+  check_integer_ops<std::int64_t>();
+  check_integer_ops<std::uint64_t>();
+}
+
+TEST_CASE("NumPy's floating %, floor_divide, remainder, maximum and minimum on NaN, ±0 and ±inf, on the GPU",
+          "[gpu][semantics][sanitize]") {
+  check_floating_ops<float>();
+  check_floating_ops<double>();
+}
+
+TEST_CASE("bool: ~ is logical not, | ^ are or and xor, logical ops give bool, on the GPU", "[gpu][semantics]") {
+  const std::vector<bool> ha = {false, false, true, true}, hb = {false, true, false, true};
+  const jet::array<bool> a = jet::from_host(ha), b = jet::from_host(hb);
+  CHECK(computed<bool>(~a) == std::vector<bool>{true, true, false, false});
+  CHECK(computed<bool>(a | b) == std::vector<bool>{false, true, true, true});
+  CHECK(computed<bool>(a ^ b) == std::vector<bool>{false, true, true, false});
+  CHECK(computed<bool>(!a || b) == std::vector<bool>{true, true, false, true});
+  CHECK(computed<bool>(jet::logical_xor(a, b) == (a != b)) == std::vector<bool>{true, true, true, true});
+  CHECK(computed<std::int32_t>(a << b) == std::vector<std::int32_t>{0, 0, 1, 2});  // bool shifts as int32
+  CHECK(computed<std::uint8_t>(jet::bitwise_count(a)) == std::vector<std::uint8_t>{0, 0, 1, 1});
+}
