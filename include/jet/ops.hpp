@@ -109,7 +109,7 @@ template <class T> floor_division<T> floor_divmod(T a, T b) {
     return {static_cast<T>(q - 1), static_cast<T>(r + b)};  // neither wraps: r and b differ in sign
   } else {
     const T m = std::fmod(a, b);
-    if (b == 0) return {a / b, m};
+    if (b == 0) return {static_cast<T>(a / b), m};
     T q = (a - m) / b, r = m;
     if (m == 0) {
       r = std::copysign(T(0), b);
@@ -117,9 +117,9 @@ template <class T> floor_division<T> floor_divmod(T a, T b) {
       r = m + b;
       q = q - 1;
     }
-    if (q == 0) return {std::copysign(T(0), a / b), r};
+    if (q == 0) return {static_cast<T>(std::copysign(T(0), a / b)), r};
     const T whole = std::floor(q);
-    return {q - whole > T(0.5) ? whole + 1 : whole, r};
+    return {q - whole > T(0.5) ? static_cast<T>(whole + 1) : whole, r};
   }
 }
 /// 1 / a; on integers truncated as integer division is (NumPy's integer reciprocal): a for 1 and
