@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <string>
 
 namespace jet::detail {
@@ -21,8 +20,6 @@ std::string arguments(const std::string& start, const std::string& stop, const s
   return "(start " + start + ", stop " + stop + ", step " + step + ")";
 }
 
-constexpr auto int64_max = std::numeric_limits<std::int64_t>::max();
-
 }  // namespace
 
 std::int64_t checked_count(std::int64_t n, const char* function, const char* what) {
@@ -31,14 +28,14 @@ std::int64_t checked_count(std::int64_t n, const char* function, const char* wha
 }
 
 std::int64_t checked_count(std::uint64_t n, const char* function, const char* what) {
-  if (n > static_cast<std::uint64_t>(int64_max))
+  if (n > static_cast<std::uint64_t>(size_limit))
     throw invalid_argument(std::string(function) + ": " + what + " " + std::to_string(n) +
                            " exceeds jet's size limit of 2^63 - 1 (jet::size_limit)");
   return static_cast<std::int64_t>(n);
 }
 
 std::int64_t integer_argument(std::uint64_t value, const char* what) {
-  if (value > static_cast<std::uint64_t>(int64_max))
+  if (value > static_cast<std::uint64_t>(size_limit))
     throw invalid_argument(std::string("jet: ") + what + " " + std::to_string(value) +
                            " is past int64, which integer constructors compute in");
   return static_cast<std::int64_t>(value);
@@ -55,7 +52,7 @@ std::int64_t arange_length(std::int64_t start, std::int64_t stop, std::int64_t s
   const std::uint64_t by = step > 0 ? static_cast<std::uint64_t>(step) : 0 - static_cast<std::uint64_t>(step);
   // At most 2^64 - 1 over at least 1; a length past int64 needs step ±1 and a distance past it.
   const std::uint64_t length = distance / by + (distance % by != 0);
-  if (length > static_cast<std::uint64_t>(int64_max))
+  if (length > static_cast<std::uint64_t>(size_limit))
     throw invalid_argument("jet::arange: length " + std::to_string(length) + " exceeds jet's size limit of 2^63 - 1 " +
                            arguments(std::to_string(start), std::to_string(stop), std::to_string(step)));
   return static_cast<std::int64_t>(length);

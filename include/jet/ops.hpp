@@ -321,7 +321,8 @@ template <class F> constexpr void for_each_op(F&& f) {
 // NumPy's (and C's) other names of ops of the table, each building the op's own node: fmax and
 // fmin are max and min (a NaN operand ignored; maximum and minimum propagate it), mod is
 // remainder, and the operators have their ufuncs' names.
-// clang-format off: one definition a line, as in the table
+// One definition a line, as in the table:
+// clang-format off
 JET_DEFINE_OP2(max, fmax)
 JET_DEFINE_OP2(min, fmin)
 JET_DEFINE_OP2(remainder, mod)
@@ -329,9 +330,12 @@ JET_DEFINE_OP2(fmod, fmod)
 JET_DEFINE_OP2(bitwise_and, bitwise_and)
 JET_DEFINE_OP2(bitwise_or, bitwise_or)
 JET_DEFINE_OP2(bitwise_xor, bitwise_xor)
-JET_DEFINE_OP1_plain(bitwise_not, bitwise_not) JET_DEFINE_OP2(left_shift, left_shift)
-    JET_DEFINE_OP2(right_shift, right_shift) JET_DEFINE_OP2(logical_and, logical_and)
-        JET_DEFINE_OP2(logical_or, logical_or) JET_DEFINE_OP1_plain(logical_not, logical_not)
+JET_DEFINE_OP1_plain(bitwise_not, bitwise_not)
+JET_DEFINE_OP2(left_shift, left_shift)
+JET_DEFINE_OP2(right_shift, right_shift)
+JET_DEFINE_OP2(logical_and, logical_and)
+JET_DEFINE_OP2(logical_or, logical_or)
+JET_DEFINE_OP1_plain(logical_not, logical_not)
 // clang-format on
 #undef JET_DEFINE_OP1_plain
 #undef JET_DEFINE_OP1_arith

@@ -4,9 +4,7 @@
 #include "codegen/spelling.hpp"
 #include "settings.hpp"
 
-#include <algorithm>
 #include <functional>
-#include <iterator>
 #include <string>
 
 namespace jet::detail {
