@@ -3,6 +3,7 @@
 // and values around them), fused into one kernel per op, against the host references, which
 // tests/test_numpy_ops.cpp pins to hand-written values. Floating results must have the reference's
 // bits (signed zeros included) where the op is exact, and be within CUDA's pow bound for power.
+// divmod, modf and frexp write two outputs through jet::tie.
 #include "support/catch.hpp"
 
 #include <jet/jet.hpp>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -137,6 +139,9 @@ template <class F> void check_floating_ops() {
   CHECK(differences("square", computed<F>(jet::square(a)), p.template want1<ops::square>()) == 0);
   CHECK(differences("reciprocal", computed<F>(jet::reciprocal(a)), p.template want1<ops::reciprocal>()) == 0);
   CHECK(differences("!a", computed<bool>(!a), p.template want1<ops::logical_not>()) == 0);
+  // nextafter and spacing step by the dtype's own ulps: exact, against references in F.
+  CHECK(differences("nextafter", computed<F>(jet::nextafter(a, b)), p.template want2<ops::nextafter>()) == 0);
+  CHECK(differences("spacing", computed<F>(jet::spacing(a)), p.template want1<ops::spacing>()) == 0);
   // power is CUDA's pow: within 4 ulp (CUDA's bound for powf; pow's is 2), exact at its special values.
   const std::vector<F> powers = computed<F>(jet::power(a, b));
   std::size_t wrong = 0;
@@ -153,7 +158,59 @@ template <class F> void check_floating_ops() {
   CHECK(wrong == 0);
 }
 
+// A poisoned output of n elements: every element must be written.
+template <class T> jet::array<T> poisoned(std::size_t n) {
+  return jet::full<T>(jet::shape::of_size(n), std::is_floating_point_v<T> ? T(-12345.5) : T(-99));
+}
+
+// divmod, modf and frexp through jet::tie, one kernel each, against <cmath> in T's own precision
+// (all three are exact). Integers and bool compute modf and frexp in float64.
+template <class T> void check_two_outputs(const std::vector<T>& values) {
+  using F = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+  const pairs<T> p(values);
+  const std::size_t n = p.ha.size();
+  namespace ops = jet::ops;
+  const auto before = jet::stats().launches;
+  jet::array<T> quotient = poisoned<T>(n), remainder = poisoned<T>(n);
+  jet::array<F> fraction = poisoned<F>(n), whole = poisoned<F>(n), mantissa = poisoned<F>(n);
+  jet::array<std::int32_t> exponent = poisoned<std::int32_t>(n);
+  const auto launches = jet::stats().launches;
+  jet::tie(quotient, remainder) = jet::divmod(p.a, p.b);
+  jet::tie(fraction, whole) = jet::modf(p.a);
+  jet::tie(mantissa, exponent) = jet::frexp(p.a);
+  CHECK(jet::stats().launches - launches == 3);
+  CHECK(launches - before == 6);  // the poisoning
+  auto operand = [&](std::size_t i) { return static_cast<F>(p.ha[i]); };
+  CHECK(differences("divmod's quotient", quotient.to_host(), p.template want2<ops::floor_divide>()) == 0);
+  CHECK(differences("divmod's remainder", remainder.to_host(), p.template want2<ops::remainder>()) == 0);
+  CHECK(differences("modf's fraction", fraction.to_host(), [&](std::size_t i) {
+          F w;
+          return std::modf(operand(i), &w);
+        }) == 0);
+  CHECK(differences("modf's whole part", whole.to_host(), [&](std::size_t i) {
+          F w;
+          std::modf(operand(i), &w);
+          return w;
+        }) == 0);
+  CHECK(differences("frexp's mantissa", mantissa.to_host(), [&](std::size_t i) {
+          int e;
+          return std::isfinite(operand(i)) ? std::frexp(operand(i), &e) : operand(i);
+        }) == 0);
+  CHECK(differences("frexp's exponent", exponent.to_host(), [&](std::size_t i) {
+          int e = 0;
+          if (std::isfinite(operand(i))) std::frexp(operand(i), &e);
+          return e;
+        }) == 0);
+}
+
 }  // namespace
+
+TEST_CASE("divmod, modf and frexp: two outputs of one kernel through jet::tie, on the GPU", "[gpu][semantics]") {
+  check_two_outputs(floating_values<float>());
+  check_two_outputs(floating_values<double>());
+  check_two_outputs(integer_values<std::int32_t>());
+  check_two_outputs(integer_values<std::uint8_t>());
+}
 
 TEST_CASE("NumPy's integer ops on every pair of extremes, divisors and shift counts, on the GPU",
           "[gpu][semantics][sanitize]") {

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 namespace {
 
@@ -93,6 +94,36 @@ TEST_CASE("math references: heaviside, xlogy, ldexp as NumPy and SciPy define th
   CHECK(std::isnan(ldexp(1.0, quiet_nan)));
 }
 
+TEST_CASE("math references: spacing, nextafter and frexp in the operand's own precision", "[cpu][math]") {
+  using namespace jet::host;
+  using F = std::numeric_limits<float>;
+  using D = std::numeric_limits<double>;
+  CHECK(spacing(1.0f) == 0x1p-23f);
+  CHECK(spacing(-1.0) == -0x1p-52);
+  CHECK(spacing(0.75f) == 0x1p-24f);
+  CHECK(spacing(0x1p-126f) == F::denorm_min());  // the smallest normal and every subnormal
+  CHECK(spacing(F::denorm_min()) == F::denorm_min());
+  CHECK(spacing(-0.0) == -D::denorm_min());
+  CHECK(spacing(0.0f) == F::denorm_min());
+  CHECK(spacing(D::max()) == inf);
+  CHECK(spacing(F::lowest()) == -F::infinity());
+  CHECK(std::isnan(spacing(inf)));
+  CHECK(std::isnan(spacing(quiet_nan)));
+  for (const double x : {1.0, 3.0, -7.5, 1e300, 5e-324, 2.2250738585072014e-308})  // NumPy's definition
+    CHECK(spacing(x) == std::nextafter(x, std::copysign(inf, x)) - x);
+  CHECK(frexp_parts(8.0).mantissa == 0.5);
+  CHECK(frexp_parts(8.0).exponent == 4);
+  CHECK(frexp_parts(-0.75f).mantissa == -0.75f);
+  CHECK(frexp_parts(-0.75f).exponent == 0);
+  CHECK(frexp_parts(D::denorm_min()).mantissa == 0.5);
+  CHECK(frexp_parts(D::denorm_min()).exponent == -1073);
+  CHECK(frexp_parts(-inf).mantissa == -inf);
+  CHECK(frexp_parts(-inf).exponent == 0);
+  CHECK(std::signbit(frexp_parts(-0.0).mantissa));
+  CHECK(jet::ops::nextafter::reference(1.0f, 2.0f) == 1.0f + 0x1p-23f);
+  CHECK(jet::ops::float_power::reference(2.0, 0.5) == std::sqrt(2.0));
+}
+
 TEST_CASE("math ops give NumPy's dtypes", "[cpu][math][dtype]") {
   const auto f = jet::test::fake_view<float>();
   const auto h = jet::test::fake_view<jet::float16>();
@@ -110,6 +141,33 @@ TEST_CASE("math ops give NumPy's dtypes", "[cpu][math][dtype]") {
   STATIC_REQUIRE(decltype(jet::gelu(f))::type == jet::dtype::float32);
   STATIC_REQUIRE(decltype(jet::softplus(h, 2.0, 10.0))::type == jet::dtype::float16);
   STATIC_REQUIRE(decltype(jet::elu(i))::type == jet::dtype::float64);
+  STATIC_REQUIRE(decltype(jet::float_power(f, f))::type == jet::dtype::float64);  // at least float64
+  STATIC_REQUIRE(decltype(jet::float_power(i, 2))::type == jet::dtype::float64);
+  STATIC_REQUIRE(decltype(jet::nextafter(f, 1.0))::type == jet::dtype::float32);
+  STATIC_REQUIRE(decltype(jet::spacing(i))::type == jet::dtype::float64);
+  STATIC_REQUIRE(decltype(jet::frexp_exponent(h))::type == jet::dtype::float16);
+  STATIC_REQUIRE(decltype(jet::divide(i, i))::type == jet::dtype::float64);  // NumPy's divide
+  STATIC_REQUIRE(decltype(jet::arctan2(f, f))::type == jet::dtype::float32);
+  STATIC_REQUIRE(decltype(jet::invert(b))::type == jet::dtype::boolean);
+  STATIC_REQUIRE(decltype(jet::less(i, 2))::type == jet::dtype::boolean);
+  // nextafter and spacing step by their dtype's own ulps: no 16-bit floats (README).
+  STATIC_REQUIRE(!jet::detail::accepts(jet::ops::spacing::domain, jet::dtype::float16));
+  STATIC_REQUIRE(!jet::detail::accepts(jet::ops::nextafter::domain, jet::dtype::bfloat16));
+}
+
+TEST_CASE("NumPy's names build the table's nodes; divmod is one kernel of two outputs", "[cpu][math]") {
+  const auto x = jet::test::fake_view<float>(8, 0x10000), y = jet::test::fake_view<float>(8, 0x20000);
+  STATIC_REQUIRE(std::is_same_v<decltype(jet::add(x, y)), decltype(x + y)>);
+  STATIC_REQUIRE(std::is_same_v<decltype(jet::negative(x)), decltype(-x)>);
+  STATIC_REQUIRE(std::is_same_v<decltype(jet::arcsinh(x)), decltype(jet::asinh(x))>);
+  STATIC_REQUIRE(std::is_same_v<decltype(jet::greater_equal(x, y)), decltype(x >= y)>);
+  const auto q = jet::test::fake_view<float>(8, 0x90000), r = jet::test::fake_view<float>(8, 0xa0000);
+  // One program writes both outputs, each op once.
+  const jet::detail::encoding e = jet::test::planned_encoding_of(jet::divmod(x, y), q, r);
+  CHECK(e.reason.empty());
+  CHECK(e.output_count == 2);
+  CHECK(jet::test::op_instructions(e, jet::detail::op_id::floor_divide) == 1);
+  CHECK(jet::test::op_instructions(e, jet::detail::op_id::remainder) == 1);
 }
 
 TEST_CASE("the long math functions are the math interpreters', each one called function", "[cpu][math][interpreter]") {

@@ -3,6 +3,7 @@
 // CUDA's implementations, and meant to be evaluated in float64 or wider.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -39,24 +40,40 @@ template <class T> T cospi(T a) {
   return static_cast<T>(std::sin(std::numbers::pi_v<long double> * s));
 }
 
-/// log(e^a + e^b) and log2(2^a + 2^b), in long double, which holds e^a up to a ≈ 11356.
-template <class T> T logaddexp(T a, T b) {
+/// log_base(base^a + base^b) for the base whose natural log is ln_base, in long double, which
+/// holds e^a up to a ≈ 11356.
+template <class T> T log_add(T a, T b, long double ln_base) {
   if (std::isnan(a) || std::isnan(b)) return a + b;
-  if (a == b) return static_cast<T>(a + std::numbers::ln2);  // infinities too
+  if (a == b) return static_cast<T>(a + std::numbers::ln2_v<long double> / ln_base);  // infinities too
   const long double hi = std::fmax(a, b), lo = std::fmin(a, b);
-  return static_cast<T>(hi + std::log1p(std::exp(lo - hi)));
+  return static_cast<T>(hi + std::log1p(std::exp((lo - hi) * ln_base)) / ln_base);
 }
-template <class T> T logaddexp2(T a, T b) {
-  if (std::isnan(a) || std::isnan(b)) return a + b;
-  if (a == b) return a + 1;
-  const long double hi = std::fmax(a, b), lo = std::fmin(a, b);
-  return static_cast<T>(hi + std::log1p(std::exp2(lo - hi)) / std::numbers::ln2_v<long double>);
-}
+template <class T> T logaddexp(T a, T b) { return log_add(a, b, 1.0L); }
+template <class T> T logaddexp2(T a, T b) { return log_add(a, b, std::numbers::ln2_v<long double>); }
 
 /// a · 2^trunc(b), the exponent held to ±4096 (beyond which every result is 0 or infinite).
 template <class T> T ldexp(T a, T b) {
   if (std::isnan(b)) return b;
   return std::ldexp(a, static_cast<int>(std::fmax(std::fmin(std::trunc(b), T(4096)), T(-4096))));
+}
+
+/// The gap from a to the next value of T away from zero, with a's sign (NumPy's spacing): one ulp
+/// of a's binade, 2^(exponent - digits + 1), at least the smallest subnormal; infinite past the
+/// largest finite value; NaN for an infinity or NaN.
+template <class T> T spacing(T a) {
+  using L = std::numeric_limits<T>;
+  if (!std::isfinite(a)) return L::quiet_NaN();
+  if (std::fabs(a) == L::max()) return std::copysign(L::infinity(), a);
+  const int binade = a == 0 ? L::min_exponent - 1 : std::max(std::ilogb(a), L::min_exponent - 1);
+  return std::copysign(std::ldexp(T(1), binade - (L::digits - 1)), a);
+}
+
+/// a = mantissa · 2^exponent with 1/2 <= |mantissa| < 1; a itself and 0 for ±0, ±inf and NaN.
+template <class T> struct frexp_result { T mantissa, exponent; };
+template <class T> frexp_result<T> frexp_parts(T a) {
+  if (a == 0 || !std::isfinite(a)) return {a, T(0)};
+  const int exponent = std::ilogb(a) + 1;
+  return {std::scalbn(a, -exponent), T(exponent)};
 }
 
 /// NumPy's heaviside: 0 below 0, 1 above, h0 at ±0, NaN for NaN.

@@ -15,6 +15,7 @@
 #include <jet/reduce.hpp>
 #include <jet/runtime.hpp>
 #include <jet/stream.hpp>
+#include <jet/two_outputs.hpp>
 
 #include <string>
 #include <tuple>

@@ -320,13 +320,35 @@ template <class F> constexpr void for_each_op(F&& f) {
 
 // NumPy's (and C's) other names of ops of the table, each building the op's own node: fmax and
 // fmin are max and min (a NaN operand ignored; maximum and minimum propagate it), mod is
-// remainder, and the operators have their ufuncs' names.
+// remainder, divide is true_divide (integers divide to float64, where the operator / truncates),
+// conjugate of a real value is the value, and the operators have their ufuncs' names.
 // One definition a line, as in the table:
 // clang-format off
 JET_DEFINE_OP2(max, fmax)
 JET_DEFINE_OP2(min, fmin)
 JET_DEFINE_OP2(remainder, mod)
 JET_DEFINE_OP2(fmod, fmod)
+JET_DEFINE_OP2(true_divide, divide)
+JET_DEFINE_OP2(add, add)
+JET_DEFINE_OP2(sub, subtract)
+JET_DEFINE_OP2(mul, multiply)
+JET_DEFINE_OP1_plain(neg, negative)
+JET_DEFINE_OP1_plain(abs, absolute)
+JET_DEFINE_OP1_plain(positive, conjugate)
+JET_DEFINE_OP2(equal, equal)
+JET_DEFINE_OP2(not_equal, not_equal)
+JET_DEFINE_OP2(less, less)
+JET_DEFINE_OP2(less_equal, less_equal)
+JET_DEFINE_OP2(greater, greater)
+JET_DEFINE_OP2(greater_equal, greater_equal)
+JET_DEFINE_OP1_plain(asin, arcsin)
+JET_DEFINE_OP1_plain(acos, arccos)
+JET_DEFINE_OP1_plain(atan, arctan)
+JET_DEFINE_OP2(atan2, arctan2)
+JET_DEFINE_OP1_plain(asinh, arcsinh)
+JET_DEFINE_OP1_plain(acosh, arccosh)
+JET_DEFINE_OP1_plain(atanh, arctanh)
+JET_DEFINE_OP1_plain(bitwise_not, invert)
 JET_DEFINE_OP2(bitwise_and, bitwise_and)
 JET_DEFINE_OP2(bitwise_or, bitwise_or)
 JET_DEFINE_OP2(bitwise_xor, bitwise_xor)

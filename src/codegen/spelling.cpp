@@ -44,6 +44,7 @@ unsigned op_cost(op_id op) {
     case op_id::y0:
     case op_id::y1: return 64;
     case op_id::pow:
+    case op_id::float_power:
     case op_id::erfcx:
     case op_id::erfinv:
     case op_id::erfcinv:

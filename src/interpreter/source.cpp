@@ -25,6 +25,7 @@ bool interpretable_op(op_id op, const interpreter_family& f) {
   if (s.result_rule == rule::count) return false;                     // a uint8 result: no family's
   if (interpreter_math_only(op) && !f.math) return false;
   if (!accepts(s.operand_domain, f.compute)) return false;
+  if (s.result_rule == rule::float64) return f.compute == dtype::float64;
   return is_floating(f.compute) || s.result_rule != rule::floating;  // integers compute floating ops in float64
 }
 

@@ -70,9 +70,9 @@ inline const std::vector<op_entry>& op_table() {
   }();
   return table;
 }
-/// The ops a tree's nodes are drawn from: every op once, and an op on integers or bool only four
-/// times, as operands of another dtype make it give way to an op that takes them (every op must
-/// be in 1% of the trees).
+/// The ops a tree's nodes are drawn from: every op once, and an op on integers or bool only, or on
+/// float32 and float64 only, four times, as operands of another dtype make it give way to an op
+/// that takes them (every op must be in 1% of the trees).
 inline const std::vector<const op_entry*>& drawn_ops() {
   static const std::vector<const op_entry*> drawn = [] {
     std::vector<const op_entry*> d;

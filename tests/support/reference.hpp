@@ -80,9 +80,12 @@ inline std::int64_t offset_of(const jet::detail::layout& l, std::size_t i, const
 }
 
 // A value converted to the type an op computes in: float64 for floating types, the exact C++
-// type for integers and bool.
-template <dtype D> auto as_operand(long double v) {
-  if constexpr (is_floating(D))
+// type for integers and bool. An op of the wide_floating domain steps by its dtype's own ulps
+// (nextafter, spacing), so it computes in its own dtype.
+template <dtype D, bool own_precision = false> auto as_operand(long double v) {
+  if constexpr (is_floating(D) && own_precision)
+    return static_cast<cpp_type<D>>(v);
+  else if constexpr (is_floating(D))
     return static_cast<double>(v);
   else if constexpr (D == dtype::boolean)
     return v != 0;
@@ -125,7 +128,8 @@ template <class Op, class... Args> long double reference(const apply<Op, Args...
   return std::apply(
       [&](const auto&... a) {
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
-          const auto r = Op::reference(as_operand<node::tree.shape.arg_type[K]>(reference(a, i, h, space))...);
+          constexpr bool own = Op::domain == detail::domain::wide_floating;
+          const auto r = Op::reference(as_operand<node::tree.shape.arg_type[K], own>(reference(a, i, h, space))...);
           // The conversion to the node's own type, as the kernel does: integers wrap, floating values
           // saturate into integers, bool is 0/1, and a cast to a 16-bit float rounds (through float32)
           // where other floating nodes do not.

@@ -6,7 +6,7 @@
 
 namespace jet::detail {
 
-enum class rule { arith, same, floating, compare, select, target, random, count };
+enum class rule { arith, same, floating, float64, compare, select, target, random, count };
 
 struct typing {
   dtype result;
@@ -25,6 +25,7 @@ constexpr typing resolve(rule r, int arity, const dtype* in, const bool* weak, d
   }
   if (r == rule::arith) common = to_arithmetic(common);
   if (r == rule::floating) common = to_floating(common);
+  if (r == rule::float64) common = dtype::float64;  // NumPy's float_power: at least float64
   typing t{common, {common, common, common}};
   if (r == rule::compare) t.result = dtype::boolean;
   if (r == rule::count) t.result = dtype::uint8;  // NumPy's bitwise_count: a count of bits, up to 64
@@ -34,13 +35,16 @@ constexpr typing resolve(rule r, int arity, const dtype* in, const bool* weak, d
   return t;
 }
 
-/// The dtypes an op accepts (ops.def's domain column).
-enum class domain { any, integral, floating, boolean };
+/// The dtypes an op accepts (ops.def's domain column). wide_floating is float32 and float64: ops
+/// that step by their dtype's own ulp, where a 16-bit float (which computes in float32) would
+/// step by float32's.
+enum class domain { any, integral, floating, wide_floating, boolean };
 
 constexpr bool accepts(domain d, dtype t) {
   switch (d) {
     case domain::integral: return !is_floating(t);
     case domain::floating: return is_floating(t);
+    case domain::wide_floating: return t == dtype::float32 || t == dtype::float64;
     case domain::boolean: return t == dtype::boolean;
     case domain::any: break;
   }
