@@ -6,6 +6,7 @@
 #include "support/nvrtc.hpp"
 #include "support/operands.hpp"
 #include "support/random_expression.hpp"
+#include "support/sanitized.hpp"
 #include "support/reference.hpp"
 #include "support/unfused.hpp"
 
@@ -303,14 +304,9 @@ TEST_CASE("every random kernel, fused and unfused, compiles for sm_90 and is mad
   }
   CHECK(foreign == 0);
 
-  // NVRTC in as many threads as there are cores (CI has 2). Built with sanitizers, every fourth
-  // kernel: NVRTC is not instrumented, but ASan's malloc makes it ~6 times slower, and the release
-  // build compiles them all.
-#ifdef JET_TESTS_SANITIZED
-  const std::size_t stride = 4;
-#else
-  const std::size_t stride = 1;
-#endif
+  // NVRTC in as many threads as there are cores (CI has 2); built with sanitizers, a part
+  // (support/sanitized.hpp).
+  const std::size_t stride = jet::test::nvrtc_stride;
   std::atomic<std::size_t> next{0}, failed{0};
   std::mutex report;
   std::vector<std::thread> pool;
