@@ -321,7 +321,9 @@ template <class F> constexpr void for_each_op(F&& f) {
 // NumPy's (and C's) other names of ops of the table, each building the op's own node: fmax and
 // fmin are max and min (a NaN operand ignored; maximum and minimum propagate it), mod is
 // remainder, divide is true_divide (integers divide to float64, where the operator / truncates),
-// conjugate of a real value is the value, and the operators have their ufuncs' names.
+// conjugate of a real value is the value, and the operators have their ufuncs' names, but for
+// less, less_equal, greater and greater_equal: under `using namespace std` such functions would
+// make std::less and its kin ambiguous (write < <= > >=).
 // One definition a line, as in the table:
 // clang-format off
 JET_DEFINE_OP2(max, fmax)
@@ -337,10 +339,6 @@ JET_DEFINE_OP1_plain(abs, absolute)
 JET_DEFINE_OP1_plain(positive, conjugate)
 JET_DEFINE_OP2(equal, equal)
 JET_DEFINE_OP2(not_equal, not_equal)
-JET_DEFINE_OP2(less, less)
-JET_DEFINE_OP2(less_equal, less_equal)
-JET_DEFINE_OP2(greater, greater)
-JET_DEFINE_OP2(greater_equal, greater_equal)
 JET_DEFINE_OP1_plain(asin, arcsin)
 JET_DEFINE_OP1_plain(acos, arccos)
 JET_DEFINE_OP1_plain(atan, arctan)
