@@ -4,7 +4,8 @@
 # vector path, the benchmarks (jet, hand-written CUDA, Thrust, the Python peers, kernel-shape
 # tuning), the report; a short table last.
 # Usage, from the repository root:
-#   bash benchmarks/device_run.sh [--no-tests] [--no-cpu-tests] [--no-bench] [--no-peers] [--quick-peers] [--tune]
+#   bash benchmarks/device_run.sh [--prebuilt] [--no-tests] [--no-cpu-tests] [--no-bench] [--no-peers] [--quick-peers] [--tune]
+# --prebuilt: no build here; what benchmarks/prebuild.sh packed into .carry/prebuilt.tgz instead.
 # Logs go to $OUT (the device tool's folder; at most 8 files come back: the GPU tests' log, the
 # benchmarks' outputs, report.md and its two pictures, the sanitizer logs in one archive) or
 # /tmp/jet-device; the rest stays in /tmp/jet-device-work.
@@ -13,10 +14,10 @@ cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/jet-device}
 work=/tmp/jet-device-work
 mkdir -p "$out" "$work/sass"
-run_tests=1 run_cpu_tests=1 run_bench=1 run_peers=1 run_tune=0
+run_tests=1 run_cpu_tests=1 run_bench=1 run_peers=1 run_tune=0 prebuilt=0
 for arg in "$@"; do
   case $arg in
-    --no-tests) run_tests=0 ;; --no-cpu-tests) run_cpu_tests=0 ;; --no-bench) run_bench=0 ;;
+    --prebuilt) prebuilt=1 ;; --no-tests) run_tests=0 ;; --no-cpu-tests) run_cpu_tests=0 ;; --no-bench) run_bench=0 ;;
     --no-peers) run_peers=0 ;; --quick-peers) export JET_BENCH_QUICK=1 ;; --tune) run_tune=1 ;;
   esac
 done
@@ -24,15 +25,26 @@ summary=()
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader)
 echo "$gpu"
-# DLPack's header, for jet/dlpack.hpp's tests: the machine has none, so a copy carried in
-# .carry/dlpack/ is used when present (the DLPack tests are left out without it).
-cmake_args=()
-[ -f .carry/dlpack/dlpack/dlpack.h ] && cmake_args+=("-DDLPACK_INCLUDE_DIR=$PWD/.carry/dlpack")
-if ! cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release ${cmake_args[@]+"${cmake_args[@]}"} >"$work/configure.log" 2>&1; then
-  tail -40 "$work/configure.log"; exit 1
-fi
-if ! cmake --build build-device -j 16 >"$work/build.log" 2>&1; then
-  grep -m 30 -B2 -A8 "error" "$work/build.log"; exit 1
+if ((prebuilt)); then
+  # The CTest files name the checkout where prebuild.sh ran: that path leads here.
+  rm -rf build-device && tar xzf .carry/prebuilt.tgz || exit 1
+  source_dir=$(cat build-device/jet-source-dir)
+  if [ ! -e "$source_dir" ]; then
+    mkdir -p "$(dirname "$source_dir")" && ln -s "$PWD" "$source_dir" || exit 1
+  elif [ ! "$source_dir" -ef "$PWD" ]; then
+    echo "device_run.sh: the prebuilt CTest files name $source_dir, which is not this checkout"; exit 1
+  fi
+else
+  # DLPack's header, for jet/dlpack.hpp's tests: the machine has none, so a copy carried in
+  # .carry/dlpack/ is used when present (the DLPack tests are left out without it).
+  cmake_args=()
+  [ -f .carry/dlpack/dlpack/dlpack.h ] && cmake_args+=("-DDLPACK_INCLUDE_DIR=$PWD/.carry/dlpack")
+  if ! cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release ${cmake_args[@]+"${cmake_args[@]}"} >"$work/configure.log" 2>&1; then
+    tail -40 "$work/configure.log"; exit 1
+  fi
+  if ! cmake --build build-device -j 16 >"$work/build.log" 2>&1; then
+    grep -m 30 -B2 -A8 "error" "$work/build.log"; exit 1
+  fi
 fi
 
 if ((run_tests)); then
