@@ -68,12 +68,18 @@ template <class T> T spacing(T a) {
   return std::copysign(std::ldexp(T(1), binade - (L::digits - 1)), a);
 }
 
-/// a = mantissa · 2^exponent with 1/2 <= |mantissa| < 1; a itself and 0 for ±0, ±inf and NaN.
-template <class T> struct frexp_result { T mantissa, exponent; };
-template <class T> frexp_result<T> frexp_parts(T a) {
-  if (a == 0 || !std::isfinite(a)) return {a, T(0)};
-  const int exponent = std::ilogb(a) + 1;
-  return {std::scalbn(a, -exponent), T(exponent)};
+/// a = mantissa · 2^exponent with 1/2 <= |mantissa| < 1; a itself and 0 for ±0, ±inf and NaN. An
+/// integer or bool a (instantiated by the tests' dtype dispatch; the op computes it in float64) as
+/// a double.
+template <class F> struct frexp_result {
+  F mantissa, exponent;
+};
+template <class T> auto frexp_parts(T a) {
+  using F = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+  const F x = static_cast<F>(a);
+  if (x == 0 || !std::isfinite(x)) return frexp_result<F>{x, F(0)};
+  const int exponent = std::ilogb(x) + 1;
+  return frexp_result<F>{std::scalbn(x, -exponent), F(exponent)};
 }
 
 /// NumPy's heaviside: 0 below 0, 1 above, h0 at ±0, NaN for NaN.
