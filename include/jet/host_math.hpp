@@ -71,9 +71,7 @@ template <class T> T spacing(T a) {
 /// a = mantissa · 2^exponent with 1/2 <= |mantissa| < 1; a itself and 0 for ±0, ±inf and NaN. An
 /// integer or bool a (instantiated by the tests' dtype dispatch; the op computes it in float64) as
 /// a double.
-template <class F> struct frexp_result {
-  F mantissa, exponent;
-};
+template <class F> struct frexp_result { F mantissa, exponent; };
 template <class T> auto frexp_parts(T a) {
   using F = std::conditional_t<std::is_floating_point_v<T>, T, double>;
   const F x = static_cast<F>(a);
