@@ -6,8 +6,8 @@
 #include "support/nvrtc.hpp"
 #include "support/operands.hpp"
 #include "support/random_expression.hpp"
-#include "support/sanitized.hpp"
 #include "support/reference.hpp"
+#include "support/sanitized.hpp"
 #include "support/unfused.hpp"
 
 #include "codegen/elementwise.hpp"

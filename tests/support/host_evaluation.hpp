@@ -128,9 +128,8 @@ template <class Op, class T> long double reference_in(const detail::node& n, con
 /// Op's host reference on operands a (already of the node's operand dtypes), as a value of the
 /// node's dtype; only for dtypes in the op's domain (ops.def).
 template <class Op> long double reference_of(const detail::node& n, const long double* a, precision p) {
-  // Operands share one dtype but for select's condition, which is bool. An op of the wide_floating
-  // domain steps by its dtype's own ulps (nextafter, spacing): it computes in its own dtype.
-  const precision computed = Op::domain == detail::domain::wide_floating ? precision::own_dtypes : p;
+  // Operands share one dtype but for select's condition, which is bool.
+  const precision computed = computes_in_own_dtype<Op> ? precision::own_dtypes : p;
   return detail::visit_compute_type(computed_as(n.arg_type[Op::arity - 1], computed), [&](auto type) -> long double {
     using T = decltype(type);
     if constexpr (detail::accepts(Op::domain, dtype_of<T>()))

@@ -79,9 +79,12 @@ inline std::int64_t offset_of(const jet::detail::layout& l, std::size_t i, const
   return offset;
 }
 
-// A value converted to the type an op computes in: float64 for floating types, the exact C++
-// type for integers and bool. An op of the wide_floating domain steps by its dtype's own ulps
-// (nextafter, spacing), so it computes in its own dtype.
+/// Whether Op's reference computes in its operands' own floating dtype rather than float64: an op
+/// of the wide_floating domain steps by its dtype's own ulps (nextafter, spacing).
+template <class Op> constexpr bool computes_in_own_dtype = Op::domain == detail::domain::wide_floating;
+
+// A value converted to the type an op computes in: float64 for floating types (or, own_precision,
+// the dtype itself), the exact C++ type for integers and bool.
 template <dtype D, bool own_precision = false> auto as_operand(long double v) {
   if constexpr (is_floating(D) && own_precision)
     return static_cast<cpp_type<D>>(v);
@@ -128,8 +131,8 @@ template <class Op, class... Args> long double reference(const apply<Op, Args...
   return std::apply(
       [&](const auto&... a) {
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
-          constexpr bool own = Op::domain == detail::domain::wide_floating;
-          const auto r = Op::reference(as_operand<node::tree.shape.arg_type[K], own>(reference(a, i, h, space))...);
+          const auto r = Op::reference(
+              as_operand<node::tree.shape.arg_type[K], computes_in_own_dtype<Op>>(reference(a, i, h, space))...);
           // The conversion to the node's own type, as the kernel does: integers wrap, floating values
           // saturate into integers, bool is 0/1, and a cast to a 16-bit float rounds (through float32)
           // where other floating nodes do not.
