@@ -25,7 +25,7 @@ using jet::test::hopper;
 using jet::test::is_cubin;
 
 // One kernel per dtype T applying every op of the table whose domain holds T to inputs of dtype T
-// (a select's condition a comparison of them, a cast to int64), each result converted to float64
+// (a select's condition a comparison of them, a cast to int64; a complex result's real part), each result converted to float64
 // and summed: described at run time, so that the table's size costs one NVRTC compile per dtype
 // rather than one per op, and no template per op. The templates' own path (apply_op) runs in the
 // GPU sweep and in the mixed expressions below.
@@ -50,15 +50,21 @@ every_op_source every_op_kernel(jet::dtype t) {
   for (std::uint16_t slot = 0; slot < 3; ++slot) add(node{op_id::input, t, 0, {}, {slot}});
   const dtype in[3] = {t, t, t};
   const bool weak[3] = {};
-  const std::uint16_t condition = op_node(op_id::less, resolve(rule::compare, 2, in, weak, t), 2, {0, 1});
+  const std::uint16_t condition = op_node(op_id::not_equal, resolve(rule::compare, 2, in, weak, t), 2, {0, 1});
   std::optional<std::uint16_t> total;
   jet::ops::for_each_op([&](auto tag) {
     using Op = decltype(tag);
-    const typing typed = resolve(Op::rule, Op::arity, in, weak, jet::dtype::int64);
+    const dtype select_in[3] = {dtype::boolean, t, t};  // a select's condition is the comparison
+    const typing typed = resolve(Op::rule, Op::arity, Op::rule == rule::select ? select_in : in, weak, dtype::int64);
     if (!accepts(Op::domain, Op::rule, Op::arity, typed)) return;
     const std::uint16_t first = Op::rule == rule::select ? condition : 0;
-    const std::uint16_t value = op_node(Op::id, typed, Op::arity, {first, 1, 2});
-    const std::uint16_t wide = op_node(op_id::cast, typing{dtype::float64, {typed.result}}, 1, {value});
+    std::uint16_t value = op_node(Op::id, typed, Op::arity, {first, 1, 2});
+    dtype type = typed.result;
+    if (jet::is_complex(type)) {  // its real part: no cast takes a complex value to float64
+      value = op_node(op_id::real, typing{jet::real_type(type), {type}}, 1, {value});
+      type = jet::real_type(type);
+    }
+    const std::uint16_t wide = op_node(op_id::cast, typing{dtype::float64, {type}}, 1, {value});
     total =
         total ? op_node(op_id::add, typing{dtype::float64, {dtype::float64, dtype::float64}}, 2, {*total, wide}) : wide;
   });

@@ -74,36 +74,41 @@ namespace promotion_table {
 using jet::dtype;
 constexpr dtype b = dtype::boolean, i8 = dtype::int8, u8 = dtype::uint8, i16 = dtype::int16, i32 = dtype::int32,
                 u32 = dtype::uint32, i64 = dtype::int64, u64 = dtype::uint64, f16 = dtype::float16,
-                bf16 = dtype::bfloat16, f32 = dtype::float32, f64 = dtype::float64;
-constexpr dtype order[] = {b, i8, u8, i16, i32, u32, i64, u64, f16, bf16, f32, f64};
+                bf16 = dtype::bfloat16, f32 = dtype::float32, f64 = dtype::float64, c64 = dtype::complex64,
+                c128 = dtype::complex128;
+constexpr dtype order[] = {b, i8, u8, i16, i32, u32, i64, u64, f16, bf16, f32, f64, c64, c128};
+constexpr int count = static_cast<int>(std::size(order));
 // README's table, row + column. NumPy 2's result_type, except where a floating type meets an
 // integer (the floating type wins as it is, as in PyTorch) and for bfloat16, which NumPy lacks.
 // clang-format off
-constexpr dtype expected[12][12] = {
-    //  b    i8    u8   i16   i32   u32   i64   u64   f16  bf16   f32   f64
-    {   b,   i8,   u8,  i16,  i32,  u32,  i64,  u64,  f16, bf16,  f32,  f64},  // b
-    {  i8,   i8,  i16,  i16,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64},  // i8
-    {  u8,  i16,   u8,  i16,  i32,  u32,  i64,  u64,  f16, bf16,  f32,  f64},  // u8
-    { i16,  i16,  i16,  i16,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64},  // i16
-    { i32,  i32,  i32,  i32,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64},  // i32
-    { u32,  i64,  u32,  i64,  i64,  u32,  i64,  u64,  f16, bf16,  f32,  f64},  // u32
-    { i64,  i64,  i64,  i64,  i64,  i64,  i64,  f64,  f16, bf16,  f32,  f64},  // i64
-    { u64,  f64,  u64,  f64,  f64,  u64,  f64,  u64,  f16, bf16,  f32,  f64},  // u64
-    { f16,  f16,  f16,  f16,  f16,  f16,  f16,  f16,  f16,  f32,  f32,  f64},  // f16
-    {bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16,  f32, bf16,  f32,  f64},  // bf16
-    { f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f64},  // f32
-    { f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64},  // f64
+constexpr dtype expected[count][count] = {
+    //  b    i8    u8   i16   i32   u32   i64   u64   f16  bf16   f32   f64   c64  c128
+    {   b,   i8,   u8,  i16,  i32,  u32,  i64,  u64,  f16, bf16,  f32,  f64,  c64, c128},  // b
+    {  i8,   i8,  i16,  i16,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64, c128, c128},  // i8
+    {  u8,  i16,   u8,  i16,  i32,  u32,  i64,  u64,  f16, bf16,  f32,  f64, c128, c128},  // u8
+    { i16,  i16,  i16,  i16,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64, c128, c128},  // i16
+    { i32,  i32,  i32,  i32,  i32,  i64,  i64,  f64,  f16, bf16,  f32,  f64, c128, c128},  // i32
+    { u32,  i64,  u32,  i64,  i64,  u32,  i64,  u64,  f16, bf16,  f32,  f64, c128, c128},  // u32
+    { i64,  i64,  i64,  i64,  i64,  i64,  i64,  f64,  f16, bf16,  f32,  f64, c128, c128},  // i64
+    { u64,  f64,  u64,  f64,  f64,  u64,  f64,  u64,  f16, bf16,  f32,  f64, c128, c128},  // u64
+    { f16,  f16,  f16,  f16,  f16,  f16,  f16,  f16,  f16,  f32,  f32,  f64,  c64, c128},  // f16
+    {bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16,  f32, bf16,  f32,  f64,  c64, c128},  // bf16
+    { f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f32,  f64,  c64, c128},  // f32
+    { f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64,  f64, c128, c128},  // f64
+    { c64, c128, c128, c128, c128, c128, c128, c128,  c64,  c64,  c64, c128,  c64, c128},  // c64
+    {c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128, c128},  // c128
 };
 // clang-format on
 
-// The expression layer agrees: min(a, b) of views of every pair of element types (min only
-// promotes; arithmetic would turn bool into int32).
+// The expression layer agrees: where(flags, a, b) of views of every pair of element types (where
+// only promotes its branches, and takes complex ones).
 template <class A, class... B> void check_row(int row) {
   const auto a = jet::test::fake_view<A>(4);
+  const auto flags = jet::test::fake_view<bool>(4);
   int column = 0;
   const auto check = [&](const auto& b) {
-    INFO("min(" << jet::name(order[row]) << ", " << jet::name(order[column]) << ")");
-    CHECK(type_of(jet::min(a, b)) == expected[row][column]);
+    INFO("where(flags, " << jet::name(order[row]) << ", " << jet::name(order[column]) << ")");
+    CHECK(type_of(jet::where(flags, a, b)) == expected[row][column]);
     ++column;
   };
   (check(jet::test::fake_view<B>(4)), ...);
@@ -116,8 +121,8 @@ template <class... T> void check_rows(std::tuple<T...>*) {
 
 TEST_CASE("promotion of every pair of array dtypes follows the table", "[cpu][expr][dtype]") {
   using namespace promotion_table;
-  for (int r = 0; r < 12; ++r)
-    for (int c = 0; c < 12; ++c) {
+  for (int r = 0; r < count; ++r)
+    for (int c = 0; c < count; ++c) {
       INFO(jet::name(order[r]) << " with " << jet::name(order[c]));
       CHECK(jet::promote(order[r], order[c]) == expected[r][c]);
       CHECK(jet::promote(order[r], false, order[c], false) == expected[r][c]);
@@ -187,6 +192,7 @@ TEST_CASE("every dtype names its C++ type, its CUDA storage and its size", "[cpu
     CHECK(jet::size_of(d) == (d == dtype::boolean || d == dtype::int8 || d == dtype::uint8       ? 1
                               : d == dtype::int16 || d == dtype::float16 || d == dtype::bfloat16 ? 2
                               : d == dtype::int32 || d == dtype::uint32 || d == dtype::float32   ? 4
+                              : d == dtype::complex128                                           ? 16
                                                                                                  : 8));
     CHECK(jet::compute_type(d) == (d == dtype::float16 || d == dtype::bfloat16 ? dtype::float32 : d));
   }

@@ -360,7 +360,7 @@ TEST_CASE("the run-time host evaluation agrees with the typed reference", "[cpu]
       jet::dtype t{};
       for (unsigned m = 0; m < desc.node_count; ++m)
         if (desc.nodes[m].op == jet::detail::op_id::scalar && desc.nodes[m].arg[0] == k) t = desc.nodes[m].type;
-      scalars[k] = jet::detail::visit_dtype(t, [&](auto x) {
+      scalars[k] = jet::test::visit_real(t, [&](auto x) {
         decltype(x) value;
         std::memcpy(&value, &v, sizeof value);
         return static_cast<long double>(value);

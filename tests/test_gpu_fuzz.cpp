@@ -73,7 +73,7 @@ class device_memory {
 
 std::vector<unsigned char> bytes_of(jet::dtype t, const std::vector<long double>& values) {
   std::vector<unsigned char> bytes(values.size() * jet::size_of(t));
-  jet::detail::visit_dtype(t, [&](auto x) {
+  jet::test::visit_real(t, [&](auto x) {
     using T = decltype(x);
     for (std::size_t i = 0; i < values.size(); ++i) {
       const T v = static_cast<T>(values[i]);  // exact: the values were drawn in dtype t
@@ -86,7 +86,7 @@ std::vector<unsigned char> bytes_of(jet::dtype t, const std::vector<long double>
 // Element `index` of an array of dtype t. A bool is read as its byte: anything but 0 or 1 is wrong.
 long double value_at(jet::dtype t, const std::vector<unsigned char>& bytes, std::int64_t index) {
   if (t == jet::dtype::boolean) return bytes[index];
-  return jet::detail::visit_dtype(t, [&](auto x) {
+  return jet::test::visit_real(t, [&](auto x) {
     decltype(x) v;
     std::memcpy(&v, &bytes[index * sizeof v], sizeof v);
     return static_cast<long double>(v);

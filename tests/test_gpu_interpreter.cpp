@@ -169,7 +169,7 @@ TEST_CASE("interpreter: 200 random expressions, interpreted and compiled, agree"
     for (const auto& o : r.operands) {
       operands.push_back(std::make_unique<device_bytes>(o.where.allocation * jet::size_of(o.type)));
       std::vector<unsigned char> bytes(o.where.allocation * jet::size_of(o.type));
-      jet::detail::visit_dtype(o.type, [&](auto x) {
+      jet::test::visit_real(o.type, [&](auto x) {
         using T = decltype(x);
         for (std::size_t i = 0; i < o.values.size(); ++i) {
           const T v = static_cast<T>(o.values[i]);

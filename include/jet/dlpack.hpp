@@ -59,18 +59,19 @@ template <class T> struct dlpack_export {
 }  // namespace detail
 
 /// The DLPack type of a jet dtype (bool is DLPack's kDLBool, 8 bits; the 16-bit floats are
-/// kDLFloat 16 and kDLBfloat 16).
+/// kDLFloat 16 and kDLBfloat 16; complex64 and complex128 are kDLComplex 64 and 128).
 constexpr DLDataType to_dlpack_type(dtype d) {
   const detail::dtype_traits& t = detail::traits_of(d);
   const auto bits = static_cast<std::uint8_t>(8 * t.size);
   if (d == dtype::boolean) return {detail::dlpack_bool_code, bits, 1};
   if (d == dtype::bfloat16) return {kDLBfloat, bits, 1};
   if (t.kind == detail::category::floating) return {kDLFloat, bits, 1};
+  if (t.kind == detail::category::complex) return {kDLComplex, bits, 1};
   return {static_cast<std::uint8_t>(t.is_signed ? kDLInt : kDLUInt), bits, 1};
 }
 
 /// The jet dtype of a DLPack type; invalid_argument naming the type when jet has none (vector
-/// lanes, complex, uint16...).
+/// lanes, uint16, complex32...).
 inline dtype from_dlpack_type(DLDataType t) {
   for (std::size_t d = 0; d < detail::dtype_count; ++d) {
     const DLDataType candidate = to_dlpack_type(static_cast<dtype>(d));

@@ -103,6 +103,11 @@ template <class Op, std::size_t Arity, typing Typed> constexpr bool op_checked()
     static_assert(Arity == Op::function_tag::arity, "jet: wrong number of arguments for a JET_FUNCTION");
     return true;
   } else {
+    static_assert(Op::rule != rule::target || !is_complex(Typed.args[0]) || is_complex(Typed.result),
+                  "jet: a complex value converts to a real dtype only through real(), imag(), abs() or arg(), "
+                  "never by a cast");
+    static_assert(Op::rule != rule::select || !is_complex(Typed.args[0]),
+                  "jet: where's condition is a bool or real value, not a complex one (compare it: z != 0)");
     return domain_checked<Op, Typed>(std::make_index_sequence<Arity - (Op::rule == rule::select)>{});
   }
 }
@@ -440,9 +445,14 @@ template <class T>
 concept jet_operand =
     expression<T> || detail::is_array<std::remove_cvref_t<T>>::value || detail::is_view<std::remove_cvref_t<T>>::value;
 
+/// A C++ scalar that can be an operand: an arithmetic type, std::complex<float> or std::complex<double>.
+template <class T>
+concept scalar_operand =
+    std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
 /// An operand of an op: a jet operand or a C++ scalar.
 template <class T>
-concept operand = jet_operand<T> || std::is_arithmetic<std::remove_cvref_t<T>>::value;
+concept operand = jet_operand<T> || scalar_operand<std::remove_cvref_t<T>>;
 
 /// Operands of an op of which at least one is a jet operand (so `2 + 3` stays C++).
 template <class... T>
@@ -533,6 +543,8 @@ template <class... Es> struct roots {};
 template <class Roots, class... Outs> struct kernel_of;
 template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
   static_assert(sizeof...(Es) == sizeof...(Outs) && sizeof...(Es) <= max_outputs);
+  static_assert(((!is_complex(Es::type) || is_complex(dtype_of<Outs>())) && ...),
+                "jet: a complex expression is stored into a real array only through real(), imag(), abs() or arg()");
   static constexpr std::size_t node_count = (0 + ... + Es::node_count);
   static constexpr std::size_t input_count = (0 + ... + Es::input_count);
   static constexpr std::size_t scalar_count = (0 + ... + Es::scalar_count);

@@ -237,6 +237,39 @@ template <class T> constexpr T nan_or(T a, T b, T value) {
   }
   return value;
 }
+/// The parts of a complex value; a real value is its own real part, with imaginary part 0.
+template <class T> constexpr auto real_part(T a) {
+  if constexpr (detail::is_complex_type<T>::value)
+    return a.real();
+  else
+    return a;
+}
+template <class T> constexpr auto imaginary_part(T a) {
+  if constexpr (detail::is_complex_type<T>::value)
+    return a.imag();
+  else
+    return T(0);
+}
+template <class T> constexpr T conjugate(T a) {
+  if constexpr (detail::is_complex_type<T>::value)
+    return std::conj(a);
+  else
+    return a;
+}
+/// |a|^2: re^2 + im^2 of a complex value, a * a of a real one (wrapping for an integer).
+template <class T> constexpr auto squared_magnitude(T a) {
+  if constexpr (detail::is_complex_type<T>::value)
+    return a.real() * a.real() + a.imag() * a.imag();
+  else
+    return multiply(a, a);
+}
+/// The phase: atan2(im, re), so that a real value's is 0 or pi by its sign bit (NaN for NaN).
+template <class T> auto angle(T a) {
+  if constexpr (detail::is_complex_type<T>::value)
+    return std::arg(a);
+  else
+    return std::atan2(T(0), a);
+}
 /// NumPy's maximum and minimum: a NaN operand propagates (fmax and fmin ignore it).
 template <class T> constexpr T maximum(T a, T b) { return nan_or(a, b, a < b ? b : a); }
 template <class T> constexpr T minimum(T a, T b) { return nan_or(a, b, b < a ? b : a); }
@@ -291,6 +324,8 @@ template <class F> constexpr void for_each_op(F&& f) {
 #define JET_DEFINE_OP1_floating JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_compare JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_count JET_DEFINE_OP1_plain
+#define JET_DEFINE_OP1_magnitude JET_DEFINE_OP1_plain
+#define JET_DEFINE_OP1_phase JET_DEFINE_OP1_plain
 #define JET_DEFINE_OP1_target(tag, fn)                              \
   template <class To, jet_operand A> auto fn(A&& a) {               \
     using node = detail::apply_t<ops::converting<ops::tag, To>, A>; \
@@ -321,7 +356,7 @@ template <class F> constexpr void for_each_op(F&& f) {
 // NumPy's (and C's) other names of ops of the table, each building the op's own node: fmax and
 // fmin are max and min (a NaN operand ignored; maximum and minimum propagate it), mod is
 // remainder, divide is true_divide (integers divide to float64, where the operator / truncates),
-// conjugate of a real value is the value, and the operators have their ufuncs' names, but for
+// conjugate is conj, arg is angle (C++'s name), and the operators have their ufuncs' names, but for
 // less, less_equal, greater and greater_equal: under `using namespace std` such functions would
 // make std::less and its kin ambiguous (write < <= > >=).
 // One definition a line, as in the table:
@@ -336,7 +371,8 @@ JET_DEFINE_OP2(sub, subtract)
 JET_DEFINE_OP2(mul, multiply)
 JET_DEFINE_OP1_plain(neg, negative)
 JET_DEFINE_OP1_plain(abs, absolute)
-JET_DEFINE_OP1_plain(positive, conjugate)
+JET_DEFINE_OP1_plain(conj, conjugate)
+JET_DEFINE_OP1_plain(angle, arg)
 JET_DEFINE_OP2(equal, equal)
 JET_DEFINE_OP2(not_equal, not_equal)
 JET_DEFINE_OP1_plain(asin, arcsin)
@@ -363,6 +399,8 @@ JET_DEFINE_OP1_plain(logical_not, logical_not)
 #undef JET_DEFINE_OP1_floating
 #undef JET_DEFINE_OP1_compare
 #undef JET_DEFINE_OP1_count
+#undef JET_DEFINE_OP1_magnitude
+#undef JET_DEFINE_OP1_phase
 #undef JET_DEFINE_OP1_target
 #undef JET_DEFINE_OP2
 #undef JET_DEFINE_OP3

@@ -27,6 +27,9 @@ namespace detail {
 /// cache slot of its own. The expression's values reach the reduction in their compute type, so a
 /// float16 expression is reduced from its float32 values, unrounded.
 template <reduction_id R, class E> struct reduction_kernel {
+  static_assert(!is_complex(E::type),
+                "jet: reductions of complex values are not supported yet (README, \"Complex numbers\"); reduce "
+                "real(z) and imag(z), or abs2(z)");
   using element = kernel_of<roots<E>, cpp_type<compute_type(E::type)>>;
   static constexpr kernel_desc desc = [] {
     kernel_desc d = element::desc;

@@ -1,5 +1,6 @@
 #include "codegen/kernel_parts.hpp"
 
+#include "codegen/complex_source.hpp"
 #include "codegen/spelling.hpp"
 #include "codegen/user_function.hpp"
 #include "settings.hpp"
@@ -12,11 +13,11 @@
 namespace jet::detail {
 namespace {
 
-bool uses_dtype(const kernel_desc& d, dtype t) {
+template <class Wanted> bool uses_dtype(const kernel_desc& d, Wanted wanted) {
   for (unsigned k = 0; k < d.out_count; ++k)
-    if (d.out_types[k] == t) return true;
+    if (wanted(d.out_types[k])) return true;
   for (unsigned i = 0; i < d.node_count; ++i)
-    if (d.nodes[i].type == t) return true;
+    if (wanted(d.nodes[i].type)) return true;
   return false;
 }
 
@@ -37,7 +38,7 @@ std::string operand(const kernel_desc& d, const variant_key& v, const node& n, i
   const std::string name = value_name(d, v, source[n.arg[k]]);
   const dtype from = compute_type(d.nodes[n.arg[k]].type), to = compute_type(n.arg_type[k]);
   if (from == to) return name;
-  const bool floating_to_integer = is_floating(from) && !is_floating(to) && to != dtype::boolean;
+  const bool floating_to_integer = is_floating(from) && is_integral(to) && to != dtype::boolean;
   return (floating_to_integer ? "jet_convert<" : "static_cast<") + value_type(to) + ">(" + name + ")";
 }
 
@@ -189,10 +190,11 @@ void kernel_parts::prelude(source_writer& w, const std::string& what) const {
              : "");
   w.line("template <class T, int N> struct alignas(sizeof(T) * N) jet_vec { T v[N]; };");
   for (const float16_format& f : float16_formats)
-    if (uses_dtype(d, f.type)) w.raw(conversion_functions(f));
+    if (uses_dtype(d, [&](dtype t) { return t == f.type; })) w.raw(conversion_functions(f));
   if (indexed) w.raw(index_helpers);
 
   w.raw(op_helpers);
+  if (uses_dtype(d, [](dtype t) { return is_complex(t); })) w.raw(complex_helpers);
   bool used[std::size(spellings)] = {};
   for (unsigned i = 0; i < d.node_count; ++i) used[static_cast<int>(d.nodes[i].op)] = true;
   const formula_plan plan(d, v);

@@ -22,14 +22,19 @@ std::string dtype_name(dtype t) { return std::string(name(t)); }
 // range, C++ leaves it undefined; the device saturates). The bits of the family's compute type.
 bool convert_scalar(const scalar_value& v, dtype from, dtype to, dtype compute, std::uint64_t& bits) {
   if (is_floating(from) && !is_floating(to) && to != dtype::boolean) return false;
-  visit_compute_type(from, [&](auto x) {  // a scalar is passed as its compute type
-    std::memcpy(&x, v.bytes, sizeof x);
-    visit_compute_type(compute, [&](auto c) {
-      using C = decltype(c);
-      c = to == dtype::boolean ? C(static_cast<bool>(x)) : static_cast<C>(x);
-      bits = 0;
-      std::memcpy(&bits, &c, sizeof c);
-    });
+  if (is_complex(from) || is_complex(compute)) return false;  // no family computes in a complex type
+  visit_compute_type(from, [&](auto x) {                      // a scalar is passed as its compute type
+    if constexpr (!is_complex_type<decltype(x)>::value) {
+      std::memcpy(&x, v.bytes, sizeof x);
+      visit_compute_type(compute, [&](auto c) {
+        using C = decltype(c);
+        if constexpr (!is_complex_type<C>::value) {
+          c = to == dtype::boolean ? C(static_cast<bool>(x)) : static_cast<C>(x);
+          bits = 0;
+          std::memcpy(&bits, &c, sizeof c);
+        }
+      });
+    }
   });
   return true;
 }

@@ -22,11 +22,12 @@ bool interpreter_math_only(op_id op) {
 bool interpretable_op(op_id op, const interpreter_family& f) {
   const op_spelling& s = spelling(op);
   if (s.cuda.empty() || s.result_rule == rule::random) return false;  // leaves, user functions, Philox
-  if (s.result_rule == rule::count) return false;                     // a uint8 result: no family's
+  if (s.result_rule == rule::count || s.result_rule == rule::make_complex) return false;  // a uint8 or complex result
   if (interpreter_math_only(op) && !f.math) return false;
   if (!accepts(s.operand_domain, f.compute)) return false;
   if (s.result_rule == rule::float64) return f.compute == dtype::float64;
-  return is_floating(f.compute) || s.result_rule != rule::floating;  // integers compute floating ops in float64
+  // Integers compute floating ops in float64.
+  return is_floating(f.compute) || (s.result_rule != rule::floating && s.result_rule != rule::phase);
 }
 
 bool interpreter_stores(const interpreter_family& f, dtype t) {

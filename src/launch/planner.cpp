@@ -230,10 +230,7 @@ bool inside_holding(const kernel_desc& d, const repeat& x, std::uint64_t holding
 }
 
 bool same_bytes(const scalar_value& a, const scalar_value& b) {
-  std::uint64_t x, y;
-  std::memcpy(&x, a.bytes, sizeof x);
-  std::memcpy(&y, b.bytes, sizeof y);
-  return x == y;
+  return std::memcmp(a.bytes, b.bytes, sizeof a.bytes) == 0;
 }
 
 // The description's repeats that hold in this evaluation: each input slot of the repeat is the

@@ -71,22 +71,37 @@ std::vector<std::string> element_texts(const void* host, dtype type, const std::
     for (const std::size_t p : positions) texts.push_back(element<unsigned char>(host, p) ? "True" : "False");
     return right_aligned(std::move(texts));
   }
-  if (!is_floating(type)) {
+  if (is_integral(type)) {
     visit_dtype(type, [&](auto zero) {
       using T = decltype(zero);
-      for (const std::size_t p : positions) texts.push_back(std::to_string(element<T>(host, p)));
+      if constexpr (std::is_integral_v<T>)
+        for (const std::size_t p : positions) texts.push_back(std::to_string(element<T>(host, p)));
     });
     return right_aligned(std::move(texts));
   }
-  std::vector<double> values;
+  std::vector<double> values, imaginary;  // the imaginary parts of complex elements
   values.reserve(positions.size());
   visit_dtype(type, [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (!std::is_same_v<T, bool>)
+    if constexpr (is_complex_type<T>::value) {
+      for (const std::size_t p : positions) {
+        values.push_back(static_cast<double>(element<T>(host, p).real()));
+        imaginary.push_back(static_cast<double>(element<T>(host, p).imag()));
+      }
+    } else if constexpr (!std::is_integral_v<T>) {
       for (const std::size_t p : positions) values.push_back(static_cast<double>(element<T>(host, p)));
+    }
   });
-  const float_format format(values.data(), values.size(), type);
+  const float_format format(values.data(), values.size(), real_type(type));
   for (const double v : values) texts.push_back(format(v));
+  if (is_complex(type)) {  // NumPy's: the imaginary part signed, "j" before its padding
+    const float_format imaginary_format(imaginary.data(), imaginary.size(), real_type(type), true);
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      std::string i = imaginary_format(imaginary[k]);
+      i.insert(i.find_last_not_of(' ') + 1, 1, 'j');
+      texts[k] += i;
+    }
+  }
   return texts;
 }
 

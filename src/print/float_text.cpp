@@ -79,7 +79,8 @@ decimal limited(double v, const decimal& d, bool scientific) {
 
 }  // namespace
 
-float_format::float_format(const double* values, std::size_t count, dtype type) : type_(type) {
+float_format::float_format(const double* values, std::size_t count, dtype type, bool signed_always)
+    : type_(type), signed_always_(signed_always) {
   double largest = 0, smallest = INFINITY;
   for (std::size_t k = 0; k < count; ++k) {
     const double magnitude = std::fabs(values[k]);
@@ -91,7 +92,7 @@ float_format::float_format(const double* values, std::size_t count, dtype type) 
                 (largest > 0 && (smallest < scientific_below || largest / smallest > scientific_ratio));
   for (std::size_t k = 0; k < count; ++k) {
     if (!std::isfinite(values[k])) {
-      width_ = std::max<std::size_t>(width_, std::isinf(values[k]) && values[k] < 0 ? 4 : 3);
+      width_ = std::max<std::size_t>(width_, (std::isinf(values[k]) && values[k] < 0) || signed_always_ ? 4 : 3);
       continue;
     }
     const parts p = split(values[k]);
@@ -107,7 +108,7 @@ float_format::float_format(const double* values, std::size_t count, dtype type) 
 float_format::parts float_format::split(double v) const {
   decimal d = v == 0 ? decimal{"0", 0} : shortest(v, type_);
   d = limited(v, d, scientific_);
-  const std::string sign = std::signbit(v) ? "-" : "";
+  const std::string sign = std::signbit(v) ? "-" : signed_always_ ? "+" : "";
   const auto n = static_cast<int>(d.digits.size());
   if (scientific_) {
     const int magnitude = std::abs(d.exponent);
@@ -126,9 +127,9 @@ float_format::parts float_format::split(double v) const {
 std::string float_format::operator()(double v) const {
   std::string text;
   if (std::isnan(v)) {
-    text = "nan";  // NumPy writes a NaN's sign nowhere
+    text = signed_always_ ? "+nan" : "nan";  // NumPy writes a NaN's own sign nowhere
   } else if (std::isinf(v)) {
-    text = v < 0 ? "-inf" : "inf";
+    text = v < 0 ? "-inf" : signed_always_ ? "+inf" : "inf";
   } else {
     parts p = split(v);
     text = std::string(whole_width_ - p.whole.size(), ' ') + p.whole + ".";

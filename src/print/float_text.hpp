@@ -12,10 +12,11 @@
 namespace jet::detail {
 
 /// The format of the shown values `values` (count of them, of dtype `type`, held as doubles):
-/// call it on each to get its padded text.
+/// call it on each to get its padded text. `signed_always` writes a + before a value without a
+/// - (a complex number's imaginary part).
 class float_format {
  public:
-  float_format(const double* values, std::size_t count, dtype type);
+  float_format(const double* values, std::size_t count, dtype type, bool signed_always = false);
   std::string operator()(double v) const;
 
  private:
@@ -25,6 +26,7 @@ class float_format {
   parts split(double v) const;
 
   dtype type_;
+  bool signed_always_;
   bool scientific_ = false;
   std::size_t whole_width_ = 0, fraction_width_ = 0, exponent_digits_ = 0, width_ = 0;
 };

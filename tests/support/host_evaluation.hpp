@@ -90,16 +90,16 @@ inline long double as_dtype(dtype from, dtype to, long double v, precision p = p
   if (to == dtype::boolean) return v != 0;
   if (is_floating(to)) {
     if (p == precision::float64 || to == dtype::float64) return static_cast<double>(v);
-    return detail::visit_dtype(to, [&](auto x) {
+    return visit_real(to, [&](auto x) {
       return static_cast<long double>(static_cast<float>(static_cast<decltype(x)>(static_cast<float>(v))));
     });
   }
   if (is_floating(from))
-    return detail::visit_dtype(to, [&](auto x) { return static_cast<long double>(host::convert<decltype(x)>(v)); });
+    return visit_real(to, [&](auto x) { return static_cast<long double>(host::convert<decltype(x)>(v)); });
   // An integer of at most 64 bits, signed or not: its two's complement bits, converted back.
   const std::uint64_t bits =
       v < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) : static_cast<std::uint64_t>(v);
-  return detail::visit_dtype(to, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(bits)); });
+  return visit_real(to, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(bits)); });
 }
 
 /// The dtype a node of dtype t computes in at precision p: its compute type, or float64 for every
@@ -130,9 +130,9 @@ template <class Op, class T> long double reference_in(const detail::node& n, con
 template <class Op> long double reference_of(const detail::node& n, const long double* a, precision p) {
   // Operands share one dtype but for select's condition, which is bool.
   const precision computed = computes_in_own_dtype<Op> ? precision::own_dtypes : p;
-  return detail::visit_compute_type(computed_as(n.arg_type[Op::arity - 1], computed), [&](auto type) -> long double {
+  return visit_real<true>(computed_as(n.arg_type[Op::arity - 1], computed), [&](auto type) -> long double {
     using T = decltype(type);
-    if constexpr (detail::accepts(Op::domain, dtype_of<T>()))
+    if constexpr (detail::accepts(Op::domain, dtype_of<T>()) && !makes_complex(Op::rule))
       return reference_in<Op, T>(n, a, p);
     else
       throw std::logic_error(std::string(Op::name) + " on " + std::string(name(dtype_of<T>())) +

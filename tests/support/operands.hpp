@@ -14,10 +14,13 @@ template <class T> jet::view<T> fake_view(std::size_t n = 8, std::uintptr_t addr
   return jet::view<T>(reinterpret_cast<T*>(address), n);
 }
 
-/// f(op) for every op of the table whose domain holds dtype T (ops.def).
+/// f(op) for every op of the table whose domain holds dtype T (ops.def) and whose result is real
+/// for real operands.
 template <class T, class F> void for_each_op_on(F&& f) {
   jet::ops::for_each_op([&](auto op) {
-    if constexpr (jet::detail::accepts(decltype(op)::domain, jet::dtype_of<T>())) f(op);
+    using Op = decltype(op);
+    if constexpr (jet::detail::accepts(Op::domain, jet::dtype_of<T>()) && Op::rule != jet::detail::rule::make_complex)
+      f(op);
   });
 }
 

@@ -44,14 +44,16 @@ inline constexpr dtype scalar_dtypes[] = {dtype::boolean, dtype::int32,   dtype:
 
 /// How a dtype is spelled in C++ (jet::name spells it "float32").
 inline const char* cpp_name(dtype t) {
-  constexpr const char* names[] = {"bool",         "std::int8_t",   "std::uint8_t", "std::int16_t",
-                                   "std::int32_t", "std::uint32_t", "std::int64_t", "std::uint64_t",
-                                   "jet::float16", "jet::bfloat16", "float",        "double"};
+  constexpr const char* names[] = {
+      "bool",          "std::int8_t",  "std::uint8_t",        "std::int16_t",        "std::int32_t",
+      "std::uint32_t", "std::int64_t", "std::uint64_t",       "jet::float16",        "jet::bfloat16",
+      "float",         "double",       "std::complex<float>", "std::complex<double>"};
   static_assert(std::size(names) == detail::dtype_count);
   return names[static_cast<std::size_t>(t)];
 }
 
-/// The op table at run time, in table order.
+/// The op table at run time, in table order, but for the ops that make complex values (the
+/// fuzzer's references are real: complex ones have tests of their own).
 struct op_entry {
   detail::op_id id;
   detail::rule rule;
@@ -64,7 +66,7 @@ inline const std::vector<op_entry>& op_table() {
     std::vector<op_entry> t;
     ops::for_each_op([&](auto op) {
       using Op = decltype(op);
-      t.push_back({Op::id, Op::rule, Op::domain, Op::arity, Op::name});
+      if (!makes_complex(Op::rule)) t.push_back({Op::id, Op::rule, Op::domain, Op::arity, Op::name});
     });
     return t;
   }();
@@ -76,8 +78,7 @@ inline const std::vector<op_entry>& op_table() {
 inline const std::vector<const op_entry*>& drawn_ops() {
   static const std::vector<const op_entry*> drawn = [] {
     std::vector<const op_entry*> d;
-    for (const op_entry& op : op_table())
-      d.insert(d.end(), op.domain == detail::domain::any || op.domain == detail::domain::floating ? 1 : 4, &op);
+    for (const op_entry& op : op_table()) d.insert(d.end(), detail::accepts(op.domain, dtype::float16) ? 1 : 4, &op);
     return d;
   }();
   return drawn;
@@ -177,7 +178,7 @@ inline const std::vector<long double>& special_values(dtype t) {
 
 /// v as dtype t holds it (for the values drawn here: rounded, for floating types).
 inline long double held_as(dtype t, double v) {
-  return detail::visit_dtype(t, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(v)); });
+  return visit_real(t, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(v)); });
 }
 
 /// One random element value of dtype t: special with probability special_rate, else moderate:
@@ -428,7 +429,7 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
   auto add_scalar = [&](dtype t, long double v) {
     detail::scalar_value sv;
     std::memset(&sv, 0, sizeof sv);
-    detail::visit_dtype(t, [&](auto x) {
+    visit_real(t, [&](auto x) {
       using T = decltype(x);
       const T value = static_cast<T>(v);
       std::memcpy(&sv, &value, sizeof value);

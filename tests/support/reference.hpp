@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <stdexcept>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -56,12 +56,32 @@ class host_inputs {
   std::map<std::uintptr_t, allocation> allocations_;
 };
 
-/// f(T{}) for the C++ type T of each dtype, in the enum's order: a table to index by dtype.
+/// The real dtypes, bool to float64: the ones this file's references (and the fuzzer's host
+/// evaluation, which holds values as long double) compute; complex ones have tests of their own.
+inline constexpr std::size_t real_dtype_count = static_cast<std::size_t>(jet::dtype::complex64);
+
+/// Whether ops of rule r make complex values of real operands (make_complex, polar): the sweeps
+/// and the fuzzer, which compute real references, leave them to the complex tests.
+constexpr bool makes_complex(jet::detail::rule r) { return r == jet::detail::rule::make_complex; }
+
+/// f(T{}) for the C++ type T of each real dtype, in the enum's order: a table to index by dtype.
 template <class F> auto per_dtype(F f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::array{f(std::tuple_element_t<I, jet::detail::element_types>{})...};
   }
-  (std::make_index_sequence<jet::detail::dtype_count>{});
+  (std::make_index_sequence<real_dtype_count>{});
+}
+
+/// f(T{}) with T the C++ type of real dtype t (Computed: the type it computes in, float for a
+/// 16-bit float), as jet::detail::visit; logic_error for a complex dtype.
+template <bool Computed = false, class F> decltype(auto) visit_real(jet::dtype t, F&& f) {
+  using R = decltype(f(float{}));
+  return jet::detail::visit<Computed>(t, [&](auto x) -> R {
+    if constexpr (jet::detail::is_complex_type<decltype(x)>::value)
+      throw std::logic_error("a complex dtype where a real one was expected");
+    else
+      return f(x);
+  });
 }
 
 /// Where element i (in C order) of an index space of shape `space` is in an operand of layout l,

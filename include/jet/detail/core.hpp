@@ -89,7 +89,7 @@ struct kernel_slot {
 /// A scalar kernel argument: its value's bytes, of which cuLaunchKernel reads as many as the
 /// parameter's type has.
 struct scalar_value {
-  alignas(8) unsigned char bytes[8];
+  alignas(16) unsigned char bytes[16];  // a complex128 is the widest
 };
 
 /// One evaluation as the core sees it: the outputs, and the pointers, layouts and scalars of the

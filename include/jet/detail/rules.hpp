@@ -6,7 +6,20 @@
 
 namespace jet::detail {
 
-enum class rule { arith, same, floating, float64, compare, select, target, random, count };
+enum class rule {
+  arith,
+  same,
+  floating,
+  float64,
+  compare,
+  select,
+  target,
+  random,
+  count,
+  magnitude,
+  phase,
+  make_complex
+};
 
 struct typing {
   dtype result;
@@ -23,37 +36,46 @@ constexpr typing resolve(rule r, int arity, const dtype* in, const bool* weak, d
     common = promote(common, common_weak, in[k], weak[k]);
     common_weak = common_weak && weak[k];
   }
-  if (r == rule::arith) common = to_arithmetic(common);
-  if (r == rule::floating) common = to_floating(common);
-  if (r == rule::float64) common = dtype::float64;  // NumPy's float_power: at least float64
+  if (r == rule::arith || r == rule::magnitude) common = to_arithmetic(common);
+  if (r == rule::floating || r == rule::phase || r == rule::make_complex) common = to_floating(common);
+  if (r == rule::float64) common = is_complex(common) ? dtype::complex128 : dtype::float64;  // NumPy's float_power
   typing t{common, {common, common, common}};
   if (r == rule::compare) t.result = dtype::boolean;
   if (r == rule::count) t.result = dtype::uint8;  // NumPy's bitwise_count: a count of bits, up to 64
+  if (r == rule::magnitude || r == rule::phase) t.result = real_type(common);  // abs of a complex is real
+  if (r == rule::make_complex) t.result = complex_type(common);
   if (r == rule::select) t.args[0] = dtype::boolean;
   if (r == rule::target) t = typing{target, {in[0], in[0], in[0]}};
   if (r == rule::random) t = typing{dtype::float32, {dtype::int64, dtype::int64, dtype::int64}};
+  for (int k = 0; k < arity; ++k)  // a complex operand stays complex, for the op's domain to judge
+    if (is_complex(in[k]) && !is_complex(t.args[k])) t.args[k] = in[k];
   return t;
 }
 
-/// The dtypes an op accepts (ops.def's domain column). wide_floating is float32 and float64: ops
-/// that step by their dtype's own ulp, where a 16-bit float (which computes in float32) would
-/// step by float32's.
-enum class domain { any, integral, floating, wide_floating, boolean };
+/// The dtypes an op accepts (ops.def's domain column). any is every real dtype; numeric adds the
+/// complex ones, inexact is the floating and complex ones (NumPy's word). wide_floating is float32
+/// and float64: ops that step by their dtype's own ulp, where a 16-bit float (which computes in
+/// float32) would step by float32's.
+enum class domain { any, numeric, integral, floating, inexact, wide_floating, boolean };
 
 constexpr bool accepts(domain d, dtype t) {
   switch (d) {
-    case domain::integral: return !is_floating(t);
+    case domain::any: return !is_complex(t);
+    case domain::integral: return is_integral(t);
     case domain::floating: return is_floating(t);
+    case domain::inexact: return is_inexact(t);
     case domain::wide_floating: return t == dtype::float32 || t == dtype::float64;
     case domain::boolean: return t == dtype::boolean;
-    case domain::any: break;
+    case domain::numeric: break;
   }
   return true;
 }
 
 /// Whether an op of rule r and domain d accepts a node typed t: the dtypes its operands convert
-/// to (the ones it computes on), but a select's condition.
+/// to (the ones it computes on), but a select's condition. A complex value converts to a real
+/// dtype only through real() (or abs, imag, arg), never by a cast.
 constexpr bool accepts(domain d, rule r, int arity, const typing& t) {
+  if (r == rule::target && is_complex(t.args[0]) && !is_complex(t.result)) return false;
   for (int k = r == rule::select ? 1 : 0; k < arity; ++k)
     if (!accepts(d, t.args[k])) return false;
   return true;

@@ -1,0 +1,242 @@
+// On the GPU: complex64 and complex128 ops against std::complex<long double> (GCC's Annex G
+// multiplication and division, glibc's complex functions), on fresh random values and on a grid
+// of special components (±0, ±inf, NaN, huge and tiny magnitudes), into poisoned outputs. A
+// finite result must be within k ulps of the reference's magnitude; a special one must be of the
+// reference's kind part by part (NaN, or the same infinity).
+#include "support/catch.hpp"
+#include "support/gpu_check.hpp"
+
+#include <jet/jet.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using ld = long double;
+using cld = std::complex<ld>;
+
+// A value no op produces from these inputs: the output's poison.
+template <class T> std::complex<T> poison() { return {T(-12345.5), T(6789.25)}; }
+
+// Random components in [-4, 4], some whole, and a few of huge or tiny magnitude (for / and abs).
+template <class T> std::vector<std::complex<T>> random_values(std::size_t n, bool extremes, unsigned draw) {
+  std::mt19937_64 g(jet::test::fresh_seed() + 16 * draw + sizeof(T));
+  std::uniform_real_distribution<double> u(-4, 4);
+  std::vector<std::complex<T>> v(n);
+  const T huge = std::numeric_limits<T>::max() / 8, tiny = std::numeric_limits<T>::min() * 8;
+  for (std::size_t i = 0; i < n; ++i) {
+    T re = T(u(g)), im = T(u(g));
+    if (i % 5 == 0) re = std::round(re);
+    if (extremes && i % 7 == 1) re *= huge / 4, im *= huge / 4;
+    if (extremes && i % 7 == 2) re *= tiny, im *= tiny;
+    v[i] = {re, im};
+  }
+  return v;
+}
+
+// Every pair of special and ordinary components. (Huge ones are random_values' extremes: a product
+// of two overflows in its parts' products, as C's does, where the long double reference does not.)
+template <class T> std::vector<std::complex<T>> special_values() {
+  using L = std::numeric_limits<T>;
+  const T parts[] = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), T(1), T(-2.5), L::denorm_min()};
+  std::vector<std::complex<T>> v;
+  for (T re : parts)
+    for (T im : parts) v.push_back({re, im});
+  return v;
+}
+
+// Whether got is close to want: part by part of want's kind (NaN, or the same infinity) where want
+// has a special part; an infinity of the right sign where a part of want is past T's range; else
+// within `ulps` epsilons of |want| (and a few subnormals).
+template <class T> bool close(std::complex<T> got, cld want, double ulps) {
+  using L = std::numeric_limits<T>;
+  const auto part_special = [](ld x) { return std::isnan(x) || std::isinf(x); };
+  if (part_special(want.real()) || part_special(want.imag())) {
+    const auto same_kind = [&](T g, ld w) {
+      if (std::isnan(w)) return std::isnan(g);
+      if (std::isinf(w)) return std::isinf(g) && std::signbit(g) == std::signbit(w);
+      return std::isfinite(g);  // the other part: finite where the reference's is
+    };
+    return same_kind(got.real(), want.real()) && same_kind(got.imag(), want.imag());
+  }
+  const auto overflows = [](T g, ld w) {
+    return std::fabs(w) > ld(L::max()) && !(std::isinf(g) && std::signbit(g) == std::signbit(w));
+  };
+  if (std::fabs(want.real()) > ld(L::max()) || std::fabs(want.imag()) > ld(L::max()))
+    return !overflows(got.real(), want.real()) && !overflows(got.imag(), want.imag());
+  const ld error = std::abs(cld(got.real(), got.imag()) - want);
+  return error <= ld(ulps) * ld(L::epsilon()) * std::abs(want) + 4 * ld(L::denorm_min());
+}
+
+template <class T> cld wide(std::complex<T> z) { return {ld(z.real()), ld(z.imag())}; }
+
+// Evaluates e into a poisoned array and counts the elements not close to want(i).
+template <class T, class E, class Want>
+std::size_t mismatches(const char* what, const E& e, std::size_t n, Want want, double ulps) {
+  jet::array<std::complex<T>> out(n);
+  const std::vector<std::complex<T>> poisoned(n, poison<T>());
+  jet::detail::copy_to_device(out.data(), poisoned.data(), n * sizeof(std::complex<T>));
+  out = e;
+  const std::vector<std::complex<T>> got = out.to_host();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const cld w = want(i);
+    if (!close(got[i], w, ulps) && bad++ < 5)
+      std::printf("  %s (%s), element %zu: got (%.17g, %.17g), reference (%.17Lg, %.17Lg)\n", what,
+                  sizeof(T) == 4 ? "complex64" : "complex128", i, double(got[i].real()), double(got[i].imag()),
+                  w.real(), w.imag());
+  }
+  return bad;
+}
+
+// Unary functions: CUDA's real functions composed, within 16 ulps of the magnitude (pow: 32).
+template <class T> void check_functions(const std::vector<std::complex<T>>& hz) {
+  const std::size_t n = hz.size();
+  const jet::array<std::complex<T>> z = jet::from_host(hz);
+  auto at = [&](std::size_t i) { return wide(hz[i]); };
+  const auto expm1_reference = [](cld w) {
+    const ld h = std::sin(w.imag() / 2);
+    return cld(std::expm1(w.real()) * std::cos(w.imag()) - 2 * h * h, std::exp(w.real()) * std::sin(w.imag()));
+  };
+  const auto log1p_reference = [](cld w) {
+    return cld(std::log1p(w.real() * (2 + w.real()) + w.imag() * w.imag()) / 2, std::atan2(w.imag(), 1 + w.real()));
+  };
+  CHECK(mismatches<T>(
+            "exp", jet::exp(z), n, [&](std::size_t i) { return std::exp(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "log", jet::log(z), n, [&](std::size_t i) { return std::log(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "sqrt", jet::sqrt(z), n, [&](std::size_t i) { return std::sqrt(at(i)); }, 4) == 0);
+  CHECK(mismatches<T>(
+            "sin", jet::sin(z), n, [&](std::size_t i) { return std::sin(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "cos", jet::cos(z), n, [&](std::size_t i) { return std::cos(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "tan", jet::tan(z), n, [&](std::size_t i) { return std::tan(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "sinh", jet::sinh(z), n, [&](std::size_t i) { return std::sinh(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "cosh", jet::cosh(z), n, [&](std::size_t i) { return std::cosh(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "tanh", jet::tanh(z), n, [&](std::size_t i) { return std::tanh(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "expm1", jet::expm1(z), n, [&](std::size_t i) { return expm1_reference(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "log1p", jet::log1p(z), n, [&](std::size_t i) { return log1p_reference(at(i)); }, 16) == 0);
+  CHECK(mismatches<T>(
+            "pow", jet::pow(z, z * T(0.5)), n, [&](std::size_t i) { return std::pow(at(i), at(i) * ld(0.5)); }, 32) ==
+        0);
+}
+
+// Arithmetic, the parts and the magnitude; products only without `extremes` (huge and tiny
+// components: quotients and magnitudes must neither overflow nor underflow before the result).
+template <class T>
+void check_arithmetic(const std::vector<std::complex<T>>& ha, const std::vector<std::complex<T>>& hb, bool extremes) {
+  const std::size_t n = ha.size();
+  const jet::array<std::complex<T>> a = jet::from_host(ha), b = jet::from_host(hb);
+  auto x = [&](std::size_t i) { return wide(ha[i]); };
+  auto y = [&](std::size_t i) { return wide(hb[i]); };
+  CHECK(mismatches<T>(
+            "a + b", a + b, n, [&](std::size_t i) { return x(i) + y(i); }, 1) == 0);
+  CHECK(mismatches<T>(
+            "a - b", a - b, n, [&](std::size_t i) { return x(i) - y(i); }, 1) == 0);
+  if (!extremes) {
+    CHECK(mismatches<T>(
+              "a * b", a * b, n, [&](std::size_t i) { return x(i) * y(i); }, 4) == 0);
+    CHECK(mismatches<T>(
+              "a * b + a (fused)", a * b + a, n, [&](std::size_t i) { return x(i) * y(i) + x(i); }, 8) == 0);
+  }
+  CHECK(mismatches<T>(
+            "a / b", a / b, n, [&](std::size_t i) { return x(i) / y(i); }, 8) == 0);
+  CHECK(mismatches<T>(
+            "-a", -a, n, [&](std::size_t i) { return -x(i); }, 0) == 0);
+  CHECK(mismatches<T>(
+            "conj(a)", jet::conj(a), n, [&](std::size_t i) { return std::conj(x(i)); }, 0) == 0);
+  // Real results: abs (hypot), abs2, real, imag, angle, each into a real array.
+  const std::vector<T> abs_got = jet::array<T>(jet::abs(a)).to_host(), abs2_got = jet::array<T>(jet::abs2(a)).to_host(),
+                       real_got = jet::array<T>(jet::real(a)).to_host(),
+                       imag_got = jet::array<T>(jet::imag(a)).to_host(),
+                       angle_got = jet::array<T>(jet::angle(a)).to_host();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto near = [](T got, ld want, double ulps) {
+      using L = std::numeric_limits<T>;
+      if (std::isnan(want)) return std::isnan(got);
+      if (std::fabs(want) > ld(L::max())) return std::isinf(got);
+      return std::fabs(ld(got) - want) <= ld(ulps) * ld(L::epsilon()) * std::fabs(want) + ld(L::denorm_min());
+    };
+    const bool ok = near(abs_got[i], std::hypot(x(i).real(), x(i).imag()), 2) &&
+                    near(abs2_got[i], x(i).real() * x(i).real() + x(i).imag() * x(i).imag(), 3) &&
+                    real_got[i] == ha[i].real() && imag_got[i] == ha[i].imag() &&
+                    near(angle_got[i], std::atan2(x(i).imag(), x(i).real()), 4);
+    if (!ok && bad++ < 5)
+      std::printf("  element %zu: abs %.9g abs2 %.9g real %.9g imag %.9g angle %.9g\n", i, double(abs_got[i]),
+                  double(abs2_got[i]), double(real_got[i]), double(imag_got[i]), double(angle_got[i]));
+  }
+  CHECK(bad == 0);
+}
+
+template <class T> void check_all() {
+  INFO((sizeof(T) == 4 ? "complex64" : "complex128"));
+  check_functions(random_values<T>(1 << 16, false, 0));
+  check_arithmetic(random_values<T>(1 << 16, false, 1), random_values<T>(1 << 16, false, 2), false);
+  check_arithmetic(random_values<T>(1 << 16, true, 3), random_values<T>(1 << 16, true, 4), true);
+  // Every pair of special values: the products and quotients of Annex G, the roots of csqrt.
+  const std::vector<std::complex<T>> s = special_values<T>();
+  std::vector<std::complex<T>> ha, hb;
+  for (const auto& p : s)
+    for (const auto& q : s) ha.push_back(p), hb.push_back(q);
+  check_arithmetic(ha, hb, false);
+  const jet::array<std::complex<T>> special = jet::from_host(s);
+  CHECK(mismatches<T>(
+            "sqrt", jet::sqrt(special), s.size(), [&](std::size_t i) { return std::sqrt(wide(s[i])); }, 4) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("complex arithmetic and functions against std::complex<long double>, on the GPU", "[gpu][complex]") {
+  check_all<float>();
+  check_all<double>();
+}
+
+TEST_CASE("complex values mix with real ones: promotion, constructors, where, casts, stores, on the GPU",
+          "[gpu][complex]") {
+  using cf = std::complex<float>;
+  using cd = std::complex<double>;
+  const std::vector<float> hx = {0.f, -0.f, 1.5f, -2.f, 3.25f};
+  const std::vector<double> hy = {1.0, -1.0, 0.5, 2.0, -0.25};
+  const jet::array<float> x = jet::from_host(hx);
+  const jet::array<double> y = jet::from_host(hy);
+  jet::array<cf> z = jet::from_host(std::vector<cf>{{1, 2}, {-3, 0.5f}, {0, -1}, {2, 2}, {-1, -1}});
+  // make_complex of float32 and float64 parts is complex128; polar of float32 is complex64.
+  const std::vector<cd> made = jet::array<cd>(jet::make_complex(x, y)).to_host();
+  const std::vector<cf> polar = jet::array<cf>(jet::polar(x, x)).to_host();
+  for (std::size_t i = 0; i < hx.size(); ++i) {
+    CHECK(made[i] == cd(hx[i], hy[i]));
+    CHECK(std::abs(polar[i] - std::polar(hx[i], hx[i])) <= 4e-7f * std::max(1.f, std::fabs(hx[i])));
+  }
+  // A real expression into a complex array: imaginary parts 0. complex64 * float64 is complex128.
+  jet::array<cf> from_real(hx.size());
+  from_real = x * 2.f;
+  const std::vector<cd> widened = jet::array<cd>(z * y).to_host();
+  const std::vector<cf> scaled = jet::array<cf>(z * cd(0, 1)).to_host();  // a complex128 scalar stays weak
+  const std::vector<cf> chosen = jet::array<cf>(jet::where(x > 0.f, z, jet::cast<cf>(x))).to_host();
+  const std::vector<bool> equal = jet::array<bool>(z == jet::conj(jet::conj(z))).to_host();
+  const std::vector<cf> zs = z.to_host(), stored = from_real.to_host();
+  for (std::size_t i = 0; i < hx.size(); ++i) {
+    CHECK(stored[i] == cf(2 * hx[i], 0));
+    CHECK(widened[i] == cd(zs[i]) * hy[i]);
+    CHECK(scaled[i] == zs[i] * cf(0, 1));
+    CHECK(chosen[i] == (hx[i] > 0 ? zs[i] : cf(hx[i], 0)));
+    CHECK(equal[i]);
+  }
+  // Views of complex arrays: a strided one (every other element).
+  const jet::view<cf> every_other(z.data(), jet::shape{3}, {2});  // elements 0, 2, 4
+  const std::vector<cf> doubled = jet::array<cf>(every_other * 2.f).to_host();
+  for (std::size_t i = 0; i < 3; ++i) CHECK(doubled[i] == zs[2 * i] * 2.f);
+}
