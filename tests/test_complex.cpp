@@ -118,3 +118,22 @@ TEST_CASE("complex arrays print as NumPy's repr", "[cpu][complex][print]") {
   CHECK(jet::detail::format_array(special.data(), dtype::complex128, jet::shape{2}) ==
         "array([inf+nanj,  0.-infj], shape=(2,), dtype=complex128)");
 }
+
+TEST_CASE("real() and imag() of a complex view are real views of its memory", "[cpu][complex][view]") {
+  const jet::view<cf> z = fake_view<cf>(6).reshape(jet::shape{2, 3});
+  const jet::view<float> re = z.real(), im = z.imag();
+  CHECK(re.shape() == jet::shape{2, 3});
+  CHECK(re.data() == reinterpret_cast<float*>(z.data()));
+  CHECK(im.data() == reinterpret_cast<float*>(z.data()) + 1);
+  CHECK((re.stride(0) == 6 && re.stride(1) == 2 && im.stride(0) == 6 && im.stride(1) == 2));
+  // A transposed, reversed view keeps its walk, in parts.
+  const jet::view<double> back = fake_view<cd>(4).slice(0, 3, -5, -1).imag();
+  CHECK(back.stride(0) == -2);
+  CHECK(back.data() == reinterpret_cast<double*>(fake_view<cd>(4).data() + 3) + 1);
+  CHECK(z.transpose().real().stride(0) == 2);
+  // Strides that cannot double are a shape_error naming them.
+  const jet::view<cf> far(fake_view<cf>(1).data(), jet::shape{1}, {std::int64_t{1} << 62});
+  CHECK_THROWS_AS(far.real(), jet::shape_error);
+  // An empty view's parts are empty views.
+  CHECK(jet::view<cd>(nullptr, jet::shape{0}).real().size() == 0);
+}

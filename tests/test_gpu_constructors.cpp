@@ -225,7 +225,7 @@ TEST_CASE("printing a device array or view writes its values, shape and dtype", 
   CHECK(jet::to_string(mutable_m.transpose()) ==
         "array([[0., 3.],\n       [1., 4.],\n       [2., 5.]], shape=(3, 2), dtype=float32)");
   const jet::array<bool> flags = jet::iota({3}, 0) == 1;
-  CHECK(jet::to_string(flags) == "array([false,  true, false], shape=(3,), dtype=bool)");
+  CHECK(jet::to_string(flags) == "array([False,  True, False], shape=(3,), dtype=bool)");
   CHECK(jet::to_string(jet::array<double>()) == "array([], shape=(0,), dtype=float64)");
   // A large array is the host formatting of its copy.
   const jet::array<std::int32_t> big = jet::cast<std::int32_t>(jet::iota({30, 40, 50}, 2) - jet::iota({30, 40, 50}, 0));

@@ -16,6 +16,8 @@
 
 #include <jet/jet.hpp>
 
+#include <complex>
+
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -61,6 +63,7 @@ template <reduction_id R, class... T> void compile_in_every_dtype() {
     INFO(jet::detail::describe(d) << " in " << jet::name(x.dtype()));
     CHECK(compiles(d, jet::detail::default_variant(d)));
     if constexpr (std::is_same_v<typename decltype(x)::value_type, float> ||
+                  std::is_same_v<typename decltype(x)::value_type, std::complex<float>> ||
                   std::is_same_v<typename decltype(x)::value_type, jet::float16> ||
                   std::is_same_v<typename decltype(x)::value_type, std::int8_t>) {
       CHECK(compiles(d, axis_variant(d, reduce_axis::inner)));
@@ -101,6 +104,12 @@ TEST_CASE("reduction result types follow NumPy's", "[cpu][reduce]") {
       {reduction_id::min, dtype::int8, dtype::int8, dtype::int8},
       {reduction_id::any, dtype::float64, dtype::boolean, dtype::boolean},
       {reduction_id::all, dtype::int32, dtype::boolean, dtype::boolean},
+      {reduction_id::sum, dtype::complex64, dtype::complex128, dtype::complex64},
+      {reduction_id::prod, dtype::complex128, dtype::complex128, dtype::complex128},
+      {reduction_id::mean, dtype::complex64, dtype::complex128, dtype::complex64},
+      {reduction_id::norm2, dtype::complex64, dtype::float64, dtype::float32},
+      {reduction_id::norm2, dtype::complex128, dtype::float64, dtype::float64},
+      {reduction_id::any, dtype::complex64, dtype::boolean, dtype::boolean},
   };
   for (const row& r : rows) {
     INFO(static_cast<int>(r.r) << " of " << jet::name(r.element));
@@ -118,6 +127,11 @@ TEST_CASE("reduction result types follow NumPy's", "[cpu][reduce]") {
   static_assert(std::is_same_v<decltype(jet::mean(i)), jet::array<double>>);
   static_assert(std::is_same_v<decltype(jet::max(h, jet::axis{0})), jet::array<jet::float16>>);
   static_assert(std::is_same_v<decltype(jet::any(f < 0.0f)), jet::array<bool>>);
+  auto z = fake_view<std::complex<float>>();
+  static_assert(std::is_same_v<decltype(jet::vdot(z, z)), jet::array<std::complex<float>>>);
+  static_assert(std::is_same_v<decltype(jet::dot(z, f)), jet::array<std::complex<float>>>);
+  static_assert(std::is_same_v<decltype(jet::norm2(z, 0)), jet::array<float>>);
+  static_assert(std::is_same_v<decltype(jet::all(z)), jet::array<bool>>);
   // jet::max(x, 1) stays the elementwise maximum: an axis must be spelled jet::axis{1}.
   static_assert(jet::expression<decltype(jet::max(f, 1))>);
 }
@@ -126,6 +140,13 @@ TEST_CASE("every reduction compiles for sm_90 in every dtype, over all elements 
           "[cpu][reduce][compile]") {
   compile_every_reduction<reduction_id::sum, reduction_id::prod, reduction_id::mean, reduction_id::norm2>();
   compile_every_reduction<reduction_id::max, reduction_id::min, reduction_id::any, reduction_id::all>();
+  // Complex values (no max or min: they have no order).
+  compile_in_every_dtype<reduction_id::sum, std::complex<float>, std::complex<double>>();
+  compile_in_every_dtype<reduction_id::prod, std::complex<float>, std::complex<double>>();
+  compile_in_every_dtype<reduction_id::mean, std::complex<float>>();
+  compile_in_every_dtype<reduction_id::norm2, std::complex<float>, std::complex<double>>();
+  compile_in_every_dtype<reduction_id::any, std::complex<double>>();
+  compile_in_every_dtype<reduction_id::all, std::complex<float>>();
 }
 
 TEST_CASE("strided, broadcast and counter operands compile into reductions", "[cpu][reduce][compile]") {

@@ -126,10 +126,24 @@ template <class T> class view {
   /// NumPy's broadcast_to: size-1 and missing leading dimensions repeat (stride 0).
   view broadcast_to(const jet::shape& s) const { return view(data_, detail::broadcast_layout(layout_, s), owner_); }
 
+  /// The real or imaginary parts of a complex view: a real view of the same memory, as NumPy's
+  /// .real and .imag (every stride doubled, counted in parts), so that `z.real() = x` writes the
+  /// real parts only and leaves the imaginary ones as they were.
+  auto real() const requires detail::is_complex_type<T>::value { return parts(0); }
+  auto imag() const requires detail::is_complex_type<T>::value { return parts(1); }
+
   /// The elements in C order (a strided view is gathered on the device first).
   std::vector<T> to_host() const;
 
  private:
+  auto parts(int which) const {
+    using part = typename T::value_type;  // std::complex<R> is an array of two R ([complex.numbers])
+    detail::layout l = layout_;
+    for (int d = 0; d < rank(); ++d)
+      l.strides[d] = detail::checked_multiply(l.strides[d], 2, [&] { return "the parts of " + layout_.to_string(); });
+    part* first = data_ == nullptr ? nullptr : reinterpret_cast<part*>(data_) + which;
+    return jet::view<part>(first, l, owner_);
+  }
   static detail::layout with_strides(const jet::shape& s, std::initializer_list<std::int64_t> strides) {
     if (static_cast<int>(strides.size()) != s.rank())
       throw invalid_argument("jet::view: " + std::to_string(strides.size()) + " strides for shape " + s.to_string());
@@ -205,6 +219,9 @@ template <class T> class array {
     return view().slice(dim, start, stop, step);
   }
   jet::view<T> transpose() { return view().transpose(); }
+  /// A complex array's real or imaginary parts, as view's real() and imag().
+  auto real() requires detail::is_complex_type<T>::value { return view().real(); }
+  auto imag() requires detail::is_complex_type<T>::value { return view().imag(); }
   jet::view<T> permute(std::initializer_list<int> order) { return view().permute(order); }
   jet::view<T> reshape(const jet::shape& s) { return view().reshape(s); }
   jet::view<T> broadcast_to(const jet::shape& s) { return view().broadcast_to(s); }

@@ -27,9 +27,9 @@ namespace detail {
 /// cache slot of its own. The expression's values reach the reduction in their compute type, so a
 /// float16 expression is reduced from its float32 values, unrounded.
 template <reduction_id R, class E> struct reduction_kernel {
-  static_assert(!is_complex(E::type),
-                "jet: reductions of complex values are not supported yet (README, \"Complex numbers\"); reduce "
-                "real(z) and imag(z), or abs2(z)");
+  static_assert(!is_complex(E::type) || reduction_rules[static_cast<int>(R)] != reduction_rule::same,
+                "jet: max and min of complex values do not compile: complex numbers have no order (README, "
+                "\"Complex numbers\"); reduce abs(z), real(z) or imag(z)");
   using element = kernel_of<roots<E>, cpp_type<compute_type(E::type)>>;
   static constexpr kernel_desc desc = [] {
     kernel_desc d = element::desc;
@@ -87,7 +87,12 @@ template <class F> constexpr void for_each_reduction(F&& f) {
 }
 }  // namespace reductions
 
-/// The sum of a * b (a and b broadcast as for `*`): one kernel that reads each once.
+/// The sum of a * b (a and b broadcast as for `*`): one kernel that reads each once. Complex
+/// operands are not conjugated, as NumPy's dot.
 template <jet_operand A, jet_operand B> auto dot(A&& a, B&& b) { return sum(std::forward<A>(a) * std::forward<B>(b)); }
+/// The sum of conj(a) * b, as NumPy's vdot (for real operands, dot).
+template <jet_operand A, jet_operand B> auto vdot(A&& a, B&& b) {
+  return sum(conj(std::forward<A>(a)) * std::forward<B>(b));
+}
 
 }  // namespace jet

@@ -19,10 +19,20 @@ template <class T> struct alignas(2 * sizeof(T)) jet_complex {
 template <class T> struct jet_is_complex<jet_complex<T>> { static constexpr bool value = true; };
 template <class T> using jet_c = jet_complex<T>;
 template <class T> __device__ __forceinline__ T jet_huge() { return sizeof(T) == 4 ? T(1e37f) : T(1e307); }
+template <class T> __device__ __forceinline__ T jet_tiny() { return sizeof(T) == 4 ? T(1e-37f) : T(1e-307); }
 template <class T> __device__ __forceinline__ T jet_inf() { return T(__longlong_as_double(0x7ff0000000000000ll)); }
 // An infinite component as ±1 and a finite one as ±0 (C's Annex G recovers infinities so).
 template <class T> __device__ __forceinline__ T jet_unit_if_inf(T x) { return copysign(isinf(x) ? T(1) : T(0), x); }
 template <class T> __device__ __forceinline__ T jet_zero_if_nan(T x) { return isnan(x) ? copysign(T(0), x) : x; }
+
+// A reduction's warp exchange and volatile read of a partial, part by part.
+template <class T> __device__ __forceinline__ jet_c<T> jet_shuffle_xor(jet_c<T> a, int lane_mask) {
+  return {__shfl_xor_sync(0xffffffffu, a.re, lane_mask), __shfl_xor_sync(0xffffffffu, a.im, lane_mask)};
+}
+template <class T> __device__ __forceinline__ jet_c<T> jet_read_volatile(const jet_c<T>* p) {
+  const volatile T* parts = &p->re;
+  return {parts[0], parts[1]};
+}
 
 template <class T> __device__ __forceinline__ bool operator==(jet_c<T> a, jet_c<T> b) { return a.re == b.re && a.im == b.im; }
 template <class T> __device__ __forceinline__ bool operator!=(jet_c<T> a, jet_c<T> b) { return !(a == b); }
@@ -92,17 +102,21 @@ template <class T> __device__ jet_c<T> log(jet_c<T> z) {
   const T re = m > T(0.5) && m < T(2) ? T(0.5) * log1p((m - T(1)) * (m + T(1)) + n * n) : log(hypot(z.re, z.im));
   return {re, atan2(z.im, z.re)};
 }
-// The principal root, Kahan's way: t = sqrt((|a| + |z|) / 2) (at a quarter of the scale where
-// |z| could overflow), the other part from it; the imaginary part keeps z's sign.
+// The principal root, Kahan's way: t = sqrt((|a| + |z|) / 2), the other part from it; the
+// imaginary part keeps z's sign. z is first scaled by an even power of two, 4^-1 where |z| could
+// overflow and 4^13 (float) or 4^27 (double) where its parts are so small that subnormals would
+// lose digits, and the root by the square root of that power.
 template <class T> __device__ jet_c<T> sqrt(jet_c<T> z) {
-  const T a = z.re, b = z.im;
+  T a = z.re, b = z.im;
   if (isinf(b)) return {jet_inf<T>(), b};
   if (isinf(a)) return a > T(0) ? jet_c<T>{a, isnan(b) ? b : copysign(T(0), b)} : jet_c<T>{fabs(b - b), copysign(-a, b)};
   if (a == T(0) && b == T(0)) return {T(0), b};
-  const T scale = fmax(fabs(a), fabs(b)) > jet_huge<T>() ? T(4) : T(1);
-  const T t = sqrt((fabs(a / scale) + hypot(a / scale, b / scale)) * T(0.5)) * sqrt(scale);
-  if (a >= T(0)) return {t, b / (T(2) * t)};
-  return {fabs(b) / (T(2) * t), copysign(t, b)};
+  const T m = fmax(fabs(a), fabs(b));
+  const int half = m > jet_huge<T>() ? 1 : m < jet_tiny<T>() ? (sizeof(T) == 4 ? -13 : -27) : 0;
+  a = scalbn(a, -2 * half), b = scalbn(b, -2 * half);
+  const T t = sqrt((fabs(a) + hypot(a, b)) * T(0.5));
+  if (a >= T(0)) return {scalbn(t, half), scalbn(b / (T(2) * t), half)};
+  return {scalbn(fabs(b) / (T(2) * t), half), scalbn(copysign(t, b), half)};
 }
 template <class T> __device__ jet_c<T> sinh(jet_c<T> z) {
   T s, c;

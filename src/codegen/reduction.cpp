@@ -16,7 +16,7 @@ namespace {
 // How the values of a warp and of a block combine: a fixed tree, the same order every run.
 constexpr std::string_view combine_helpers = R"cuda(__device__ __forceinline__ T jet_warp_combine(T a) {
 #pragma unroll
-  for (int m = 16; m > 0; m /= 2) a = jet_combine(a, T(__shfl_xor_sync(0xffffffffu, a, m)));
+  for (int m = 16; m > 0; m /= 2) a = jet_combine(a, jet_shuffle_xor(a, m));
   return a;
 }
 // The block's values combined, in thread 0.
@@ -41,7 +41,7 @@ void reduction_functions(source_writer& w, const kernel_desc& d) {
   w.raw(reduction_helpers);
   w.line("typedef ", storage_type(t.accumulator), " T;");
   w.line("__device__ __forceinline__ T jet_identity() { return ", r.identity, "; }");
-  w.line("__device__ __forceinline__ T jet_map(T a) { return ", r.map, "; }");
+  w.line("template <class E> __device__ __forceinline__ T jet_map(E e) { return ", r.map, "; }");
   w.line("__device__ __forceinline__ T jet_combine(T a, T b) { return ", r.combine, "; }");
   w.open("__device__ __forceinline__ ", result, " jet_finish(T a, double n) {");
   w.line("const auto f = ", r.finish, ";");
@@ -62,7 +62,7 @@ struct reduction_context {
   }
   // One element's contribution: jet_element into e, then mapped and combined into acc.
   void accumulate(source_writer& w, const std::string& acc, const std::string& args) const {
-    w.line("{ ", element, " e; jet_element(e", args, "); ", acc, " = jet_combine(", acc, ", jet_map(T(e))); }");
+    w.line("{ ", element, " e; jet_element(e", args, "); ", acc, " = jet_combine(", acc, ", jet_map(e)); }");
   }
 };
 
@@ -96,7 +96,7 @@ if (threadIdx.x == 0) {
 __syncthreads();
 if (!last) return;
 T a = jet_identity();
-for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, ((volatile T*)partials)[b]);
+for (unsigned b = threadIdx.x; b < gridDim.x; b += threads) a = jet_combine(a, jet_read_volatile(partials + b));
 a = jet_block_combine<threads>(a);
 if (threadIdx.x == 0) {
   out[0] = jet_finish(a, (double)n);

@@ -82,7 +82,7 @@ constexpr bool accepts(domain d, rule r, int arity, const typing& t) {
 }
 
 /// The reductions' result rules (reductions.def).
-enum class reduction_rule { total, floating, same, logical };
+enum class reduction_rule { total, floating, magnitude, same, logical };
 
 struct reduction_typing {
   dtype accumulator;  // what a kernel combines in; integer totals wrap in uint64's bits
@@ -91,13 +91,17 @@ struct reduction_typing {
 
 constexpr reduction_typing resolve_reduction(reduction_rule r, dtype element) {
   const bool floating = is_floating(element);
+  if (is_complex(element) && r == reduction_rule::magnitude) return {dtype::float64, real_type(element)};
+  if (is_complex(element) && r != reduction_rule::same && r != reduction_rule::logical)
+    return {dtype::complex128, element};
   switch (r) {
     case reduction_rule::total:
       if (floating) return {dtype::float64, element};
       return {dtype::uint64, traits_of(element).kind == category::integer && !traits_of(element).is_signed
                                  ? dtype::uint64
                                  : dtype::int64};
-    case reduction_rule::floating: return {dtype::float64, floating ? element : dtype::float64};
+    case reduction_rule::floating:
+    case reduction_rule::magnitude: return {dtype::float64, floating ? element : dtype::float64};
     case reduction_rule::same: return {compute_type(element), element};
     case reduction_rule::logical: break;
   }
