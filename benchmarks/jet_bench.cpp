@@ -5,9 +5,9 @@
 // (black_scholes_bench.cpp); large formulas (large_formulas.hpp).
 // Prints RESULT / OVERHEAD / STEP / FIRST / BLACKSCHOLES / LARGE lines that report.py turns into tables.
 //   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--large]
-//             [--tag TAG]   (--disk-hit DIR: the child process of the first-result test)
+//             [--first-results] [--tag TAG]   (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
-//     --interpreter-bandwidth, --reductions, --black-scholes, --large   that part alone
+//     --interpreter-bandwidth, --reductions, --black-scholes, --large, --first-results   that part alone
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 //   INTERP lines: the interpreter (see interpreter_first_results and interpreter_bandwidth).
 #include "black_scholes_bench.hpp"
@@ -409,6 +409,12 @@ void first_results(const char* self) {
   // Where that time goes: NVRTC's part of it, and NVRTC's floor, an empty kernel never seen before
   // compiled with jet's options (what no code generator can go below).
   std::printf("FIRST impl=jet_new_expression_nvrtc_part ms=%.1f\n", jet::stats().compile_ms - compiled_before);
+  // A complex expression compiles before its first result (no interpreter family computes in
+  // complex values): a mixer and a magnitude, complex division's and exp's helpers included.
+  std::printf("FIRST impl=jet_new_complex_expression ms=%.1f\n",
+              first_result_ms(1 << 20, [](auto& x, auto& y, auto& z) {
+                z = jet::abs(jet::make_complex(x, y) * jet::exp(jet::make_complex(0.f, y)) / (x + 2.f));
+              }));
   const std::string empty_kernel = "// " + std::string(directory) + "\nextern \"C\" __global__ void jet_kernel() {}\n";
   std::printf("FIRST impl=nvrtc_empty_kernel ms=%.1f\n",
               jet::detail::compile_to_cubin(empty_kernel, jet::current_device().arch.value, "empty").compile_ms);
@@ -605,7 +611,7 @@ void interpreter_first_results() {
 
 int main(int argc, char** argv) {
   bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false, black_scholes_only = false,
-       large_only = false;
+       large_only = false, first_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick"))
@@ -620,12 +626,14 @@ int main(int argc, char** argv) {
       black_scholes_only = true;
     else if (!std::strcmp(argv[i], "--large"))
       large_only = true;
+    else if (!std::strcmp(argv[i], "--first-results"))
+      first_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc)
       bench::tag = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] "
-                   "[--large] [--tag TAG]\n",
+                   "[--large] [--first-results] [--tag TAG]\n",
                    argv[0]);
       return 2;
     }
@@ -653,6 +661,10 @@ int main(int argc, char** argv) {
   }
   if (large_only) {
     bench::large_formulas(gpu_time_ms);
+    return 0;
+  }
+  if (first_only) {
+    first_results(argv[0]);
     return 0;
   }
   if (!jet_only) {
