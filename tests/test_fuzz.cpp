@@ -425,6 +425,47 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
   CHECK(std::isnan(nan.value));
   CHECK(nan.radius == 0);  // NaN under every perturbation: determined
   CHECK(binary(op_id::sub, dtype::float32, INFINITY, 1).radius == 0);
+  // copysign and signbit of a NaN read a sign that IEEE 754 leaves unspecified, and the host and
+  // CUDA pick differently (fuzz cases 3586322519195342409, 11713650791846947506 and others,
+  // tests/README.md): undetermined. A NaN magnitude is NaN whatever the sign.
+  CHECK(binary(op_id::copysign, dtype::float32, 2, std::nanf("")).radius == jet::test::unknown);
+  CHECK(binary(op_id::copysign, dtype::float32, 2, -std::nanf("")).radius == jet::test::unknown);
+  CHECK(binary(op_id::copysign, dtype::float32, 2, -0.0f).value == -2);
+  CHECK(binary(op_id::copysign, dtype::float32, 2, -0.0f).determined());
+  const auto nan_magnitude = binary(op_id::copysign, dtype::float32, std::nanf(""), -1);
+  CHECK(std::isnan(nan_magnitude.value));
+  CHECK(nan_magnitude.radius == 0);
+  // signbit(in0 OP in1): of inf - inf (the host's NaN is negative on x86, CUDA's positive) unknown.
+  auto signbit_of = [](op_id op, long double a, long double b) {
+    const jet::detail::node nodes[] = {{op_id::input, dtype::float32, 0, {}, {0}},
+                                       {op_id::input, dtype::float32, 0, {}, {1}},
+                                       {op, dtype::float32, 2, {dtype::float32, dtype::float32}, {0, 1}},
+                                       {op_id::signbit, dtype::boolean, 1, {dtype::float32}, {2}}};
+    const dtype inputs[] = {dtype::float32, dtype::float32};
+    const std::uint16_t out[] = {3};
+    const dtype out_types[] = {dtype::boolean};
+    const jet::detail::kernel_desc d{.nodes = nodes,
+                                     .node_count = 4,
+                                     .input_count = 2,
+                                     .scalar_count = 0,
+                                     .input_types = inputs,
+                                     .counter_slots = 0,
+                                     .out_count = 1,
+                                     .out_nodes = out,
+                                     .out_types = out_types,
+                                     .functions = nullptr,
+                                     .function_count = 0,
+                                     .hash = 0};
+    std::vector<jet::test::bounded> scratch;
+    const long double values[] = {a, b};
+    return jet::test::evaluate_element(
+        d, 0, [&](unsigned slot) { return values[slot]; }, nullptr, scratch);
+  };
+  CHECK(signbit_of(op_id::sub, INFINITY, INFINITY).radius == jet::test::unknown);
+  const auto negative = signbit_of(op_id::sub, 1, 3);
+  CHECK(negative.value == 1);
+  CHECK(negative.radius == 0);
+  CHECK(signbit_of(op_id::mul, -INFINITY, 2).radius == 0);
 }
 
 TEST_CASE("abs of int16's lowest wraps before it widens, and no PTX abs.s16 computes it", "[cpu][fuzz][compile]") {

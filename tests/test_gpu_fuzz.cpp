@@ -286,4 +286,31 @@ TEST_CASE("fuzz: the cases it failed before pass", "[gpu][fuzz]") {
     CHECK(jet::test::check_against_reference(e, 6, h) == 0);
     CHECK(jet::array<double>(e).to_host()[0] == 0.5);  // exp(-2^63) is 0
   }
+  SECTION("i0(c), i1(c) of +-inf: +inf, and +-inf for i1 (the host reference once gave NaN)") {
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<jet::bfloat16> values;
+    for (const float v : {inf, -inf, 1.0f, -2.5f, 65504.0f}) values.push_back(jet::bfloat16(v));
+    const jet::array<jet::bfloat16> c = h.upload(values);
+    CHECK(jet::test::check_against_reference(jet::i0(c), 5, h) == 0);
+    CHECK(jet::test::check_against_reference(jet::i1(c), 5, h) == 0);
+    const std::vector<jet::bfloat16> i0 = jet::array<jet::bfloat16>(jet::i0(c)).to_host(),
+                                     i1 = jet::array<jet::bfloat16>(jet::i1(c)).to_host();
+    CHECK(static_cast<float>(i0[0]) == inf);
+    CHECK(static_cast<float>(i0[1]) == inf);
+    CHECK(static_cast<float>(i1[0]) == inf);
+    CHECK(static_cast<float>(i1[1]) == -inf);
+    const double infinity = std::numeric_limits<double>::infinity();
+    const jet::array<double> b = h.upload(std::vector<double>{infinity, -infinity, 1e30, -1e30, 3});
+    CHECK(jet::test::check_against_reference(jet::i0(b), 5, h) == 0);
+    CHECK(jet::test::check_against_reference(jet::i1(b), 5, h) == 0);
+  }
+  SECTION("copysign(c, y0(a)) of a < 0: c's magnitude, with the sign of y0's NaN, which is CUDA's to pick") {
+    const jet::array<std::int64_t> a = h.upload(std::vector<std::int64_t>{-44, -1, 3, 0});
+    const jet::array<double> c = h.upload(std::vector<double>{1, -9, 2.5, -4});
+    const std::vector<double> got = jet::array<double>(jet::copysign(c, jet::y0(a))).to_host();
+    CHECK(std::fabs(got[0]) == 1);
+    CHECK(std::fabs(got[1]) == 9);
+    CHECK(got[2] == 2.5);  // y0(3) > 0
+    CHECK(got[3] == -4);   // y0(0) is -inf
+  }
 }

@@ -85,6 +85,11 @@ TEST_CASE("math references: Bessel functions by parity, at 0 and past overflow",
   CHECK(near(bessel_i(1, -2.0), -1.5906368546373290634, 1e-14));
   CHECK(near(bessel_i(0, 705.0), bessel_i(0, 699.0) * std::exp(6.0) * std::sqrt(699.0 / 705.0), 1e-4));
   CHECK(bessel_i(0, 720.0) == inf);
+  CHECK(bessel_i(0, inf) == inf);  // once e^inf / √inf, NaN (fuzz case 9185401816950936881)
+  CHECK(bessel_i(0, -inf) == inf);
+  CHECK(bessel_i(1, inf) == inf);
+  CHECK(bessel_i(1, -inf) == -inf);
+  CHECK(bessel_i(1, -std::numeric_limits<float>::infinity()) == -std::numeric_limits<float>::infinity());
   CHECK(bessel_j(0, inf) == 0);
 }
 

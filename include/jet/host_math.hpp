@@ -176,6 +176,9 @@ template <class T> T bessel_y(int order, T x) {
 }
 template <class T> T bessel_i(int order, T x) {
   if (std::isnan(x)) return x;
+  // I0(±inf) is +inf, I1(±inf) ±inf, as CUDA's cyl_bessel_i0/i1 give: the series below would be
+  // e^inf / √inf, NaN (fuzz case 9185401816950936881, tests/README.md).
+  if (std::isinf(x)) return order == 1 ? x : std::numeric_limits<T>::infinity();
   const long double v = std::fabs(static_cast<long double>(x));
   long double value;
   if (v <= 700) {

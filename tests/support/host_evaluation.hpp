@@ -274,6 +274,21 @@ inline double corner_deviation(const detail::node& n, const bounded* operands, l
   return deviation;
 }
 
+/// Whether op node n's result depends on the sign bit of a NaN operand: copysign's sign operand,
+/// signbit's operand. IEEE 754 (6.3) leaves a NaN's sign unspecified but through the sign-bit ops
+/// (negate, abs, copySign), and each side picks its own: the host's invalid operations give x86's
+/// default NaN, negative (0/0, fmod(x, 0) and glibc's atanh(-15) are -NaN, its asin(-6) +NaN),
+/// CUDA's arithmetic a positive canonical NaN, and its library functions either (y0 of a negative
+/// argument and erfinv past ±1 gave -NaN on an H100; fuzz cases 3586322519195342409,
+/// 11713650791846947506, 3975687984652539121, tests/README.md). A NaN of the data is no better
+/// defined once a conversion (no sign-bit op either) or an op has passed it on, so every NaN's
+/// sign counts as unknown: such an element is undetermined.
+inline bool reads_nan_sign(const detail::node& n, const bounded* operands) {
+  if (n.op == detail::op_id::copysign) return std::isnan(operands[1].value);
+  if (n.op == detail::op_id::signbit) return std::isnan(operands[0].value);
+  return false;
+}
+
 /// Op node n applied to its operands (already converted to its operand dtypes), with the bound.
 /// Besides the intervals, the op is evaluated at its operands' rounded values: where float32's
 /// granularity matters (pow of a negative base is NaN but at whole exponents, every float32 from
@@ -292,6 +307,7 @@ inline bounded apply_bounded(const detail::node& n, const bounded* operands) {
   const double deviation =
       std::max(sampled ? unary_deviation(n, operands[0], value) : corner_deviation(n, operands, value),
                distance(apply_reference(n, rounded_centers), value));
+  if (reads_nan_sign(n, operands)) return {value, unknown, plausible};
   if (!is_floating(n.type)) return {value, deviation == 0 ? 0 : unknown, plausible};
   if (deviation > std::fabs(value) / 16) return {value, unknown, plausible};
   if (std::isinf(value) || std::isnan(value)) return {value, deviation, plausible};
