@@ -8,6 +8,7 @@
 #include <jet/dtype.hpp>
 #include <jet/error.hpp>
 #include <jet/expr.hpp>
+#include <jet/fft.hpp>
 #include <jet/function.hpp>
 #include <jet/ops.hpp>
 #include <jet/print.hpp>
