@@ -66,10 +66,11 @@ template <jet_operand X> auto hardtanh(X&& x, double lo = -1, double hi = 1) {
 template <jet_operand X> auto relu6(X&& x) { return clamp(std::forward<X>(x), 0.0, 6.0); }
 /// relu6(x + 3)/6.
 template <jet_operand X> auto hardsigmoid(X&& x) { return clamp(std::forward<X>(x) + 3.0, 0.0, 6.0) / 6.0; }
-/// x·relu6(x + 3)/6.
+/// x·relu6(x + 3)/6, computed as x·(relu6(x + 3)/6) so that no product overflows: x itself
+/// from 3 up (the largest finite value too).
 template <jet_operand X> auto hardswish(X&& x) {
   const auto v = detail::as_expr(std::forward<X>(x));
-  return v * clamp(v + 3.0, 0.0, 6.0) / 6.0;
+  return v * (clamp(v + 3.0, 0.0, 6.0) / 6.0);
 }
 /// log(sigmoid(x)) = min(x, 0) - log(1 + e^-|x|), which neither overflows nor loses the tail.
 template <jet_operand X> auto logsigmoid(X&& x) {
