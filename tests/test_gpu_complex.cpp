@@ -4,6 +4,7 @@
 // finite result must be within k ulps of the reference's magnitude; a special one must be of the
 // reference's kind part by part (NaN, or the same infinity).
 #include "support/catch.hpp"
+#include "support/complex_check.hpp"
 #include "support/gpu_check.hpp"
 
 #include <jet/jet.hpp>
@@ -19,71 +20,10 @@
 
 namespace {
 
-using ld = long double;
-using cld = std::complex<ld>;
+using namespace jet::test::complex_check;
 
 // A value no op produces from these inputs: the output's poison.
 template <class T> std::complex<T> poison() { return {T(-12345.5), T(6789.25)}; }
-
-// Random components in [-4, 4], some whole, and a few of huge or tiny magnitude (for / and abs).
-template <class T> std::vector<std::complex<T>> random_values(std::size_t n, bool extremes, unsigned draw) {
-  std::mt19937_64 g(jet::test::fresh_seed() + 16 * draw + sizeof(T));
-  std::uniform_real_distribution<double> u(-4, 4);
-  std::vector<std::complex<T>> v(n);
-  const T huge = std::numeric_limits<T>::max() / 8, tiny = std::numeric_limits<T>::min() * 8;
-  for (std::size_t i = 0; i < n; ++i) {
-    T re = T(u(g)), im = T(u(g));
-    if (i % 5 == 0) re = std::round(re);
-    if (extremes && i % 7 == 1) re *= huge / 4, im *= huge / 4;
-    if (extremes && i % 7 == 2) re *= tiny, im *= tiny;
-    v[i] = {re, im};
-  }
-  return v;
-}
-
-// Every pair of special and ordinary components. (Huge ones are random_values' extremes: a product
-// of two overflows in its parts' products, as C's does, where the long double reference does not.)
-template <class T> std::vector<std::complex<T>> special_values() {
-  using L = std::numeric_limits<T>;
-  const T parts[] = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), T(1), T(-2.5), L::denorm_min()};
-  std::vector<std::complex<T>> v;
-  for (T re : parts)
-    for (T im : parts) v.push_back({re, im});
-  return v;
-}
-
-// How a result with an infinite or NaN part is judged: part by part, or as C's Annex G counts
-// infinities (a value with an infinite part is infinite whatever its other part: a quotient's
-// other part may be NaN where the divisor has a part too small to scale, as NumPy's is).
-enum class specials { part_by_part, annex_g_infinity };
-
-// Whether got is close to want: of want's kind where want has a special part; an infinity of the
-// right sign where a part of want is past T's range; else within `ulps` epsilons of the larger of
-// |want| and `magnitude` (the size of the terms that cancelled; and a few subnormals).
-template <class T>
-bool close(std::complex<T> got, cld want, double ulps, ld magnitude = 0, specials rule = specials::part_by_part) {
-  using L = std::numeric_limits<T>;
-  const auto part_special = [](ld x) { return std::isnan(x) || std::isinf(x); };
-  if (rule == specials::annex_g_infinity && (std::isinf(want.real()) || std::isinf(want.imag())))
-    return std::isinf(got.real()) || std::isinf(got.imag());
-  if (part_special(want.real()) || part_special(want.imag())) {
-    const auto same_kind = [&](T g, ld w) {
-      if (std::isnan(w)) return std::isnan(g);
-      if (std::isinf(w)) return std::isinf(g) && std::signbit(g) == std::signbit(w);
-      return std::isfinite(g);  // the other part: finite where the reference's is
-    };
-    return same_kind(got.real(), want.real()) && same_kind(got.imag(), want.imag());
-  }
-  const auto overflows = [](T g, ld w) {
-    return std::fabs(w) > ld(L::max()) && !(std::isinf(g) && std::signbit(g) == std::signbit(w));
-  };
-  if (std::fabs(want.real()) > ld(L::max()) || std::fabs(want.imag()) > ld(L::max()))
-    return !overflows(got.real(), want.real()) && !overflows(got.imag(), want.imag());
-  const ld error = std::abs(cld(got.real(), got.imag()) - want);
-  return error <= ld(ulps) * ld(L::epsilon()) * std::max(std::abs(want), magnitude) + 4 * ld(L::denorm_min());
-}
-
-template <class T> cld wide(std::complex<T> z) { return {ld(z.real()), ld(z.imag())}; }
 
 // Evaluates e into a poisoned array and counts the elements not close to want(i).
 template <class T, class E, class Want, class Magnitude = ld (*)(std::size_t)> std::size_t mismatches(
@@ -93,16 +33,7 @@ template <class T, class E, class Want, class Magnitude = ld (*)(std::size_t)> s
   const std::vector<std::complex<T>> poisoned(n, poison<T>());
   jet::detail::copy_to_device(out.data(), poisoned.data(), n * sizeof(std::complex<T>));
   out = e;
-  const std::vector<std::complex<T>> got = out.to_host();
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const cld w = want(i);
-    if (!close(got[i], w, ulps, magnitude(i), rule) && bad++ < 5)
-      std::printf("  %s (%s), element %zu: got (%.17g, %.17g), reference (%.17Lg, %.17Lg)\n", what,
-                  sizeof(T) == 4 ? "complex64" : "complex128", i, double(got[i].real()), double(got[i].imag()),
-                  w.real(), w.imag());
-  }
-  return bad;
+  return count_mismatches(what, out.to_host(), want, ulps, magnitude, rule);
 }
 
 // Unary functions: CUDA's real functions composed, within 16 ulps of the magnitude (pow: 32).
@@ -110,13 +41,6 @@ template <class T> void check_functions(const std::vector<std::complex<T>>& hz) 
   const std::size_t n = hz.size();
   const jet::array<std::complex<T>> z = jet::from_host(hz);
   auto at = [&](std::size_t i) { return wide(hz[i]); };
-  const auto expm1_reference = [](cld w) {
-    const ld h = std::sin(w.imag() / 2);
-    return cld(std::expm1(w.real()) * std::cos(w.imag()) - 2 * h * h, std::exp(w.real()) * std::sin(w.imag()));
-  };
-  const auto log1p_reference = [](cld w) {
-    return cld(std::log1p(w.real() * (2 + w.real()) + w.imag() * w.imag()) / 2, std::atan2(w.imag(), 1 + w.real()));
-  };
   CHECK(mismatches<T>(
             "exp", jet::exp(z), n, [&](std::size_t i) { return std::exp(at(i)); }, 16) == 0);
   CHECK(mismatches<T>(
