@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -275,6 +276,30 @@ void bfloat16_relu_add() {
   };
   jet::array<jet::bfloat16> x = bf16(10), y = bf16(11), out(n);
   report("jet", "relu_add", "bfloat16", n, median_ms([&] { out = jet::relu(x + y); }, 20), 3.0 * n * 2);
+}
+
+// Complex values and FFTs (issue 21's goals): complex64 a * b + c at 2^27 elements (four arrays of
+// 8-byte elements moved), fft of 2^24 complex64 points (read and written once) and the spectrum
+// abs2(fft(x * w)) of 2^24 points (x read, w float32 read, the float32 power written: 20 bytes a
+// point, what a fully fused form moves; today's jet makes the FFT's buffer and result too).
+void complex_and_fft() {
+  using cf = std::complex<float>;
+  const auto complex_normal = [](std::size_t n, std::int64_t seed) {
+    const jet::shape s{static_cast<std::int64_t>(n)};
+    return jet::array<cf>(jet::make_complex(jet::random_normal(s, seed), jet::random_normal(s, seed + 1)));
+  };
+  {
+    const std::size_t n = std::size_t{1} << 27;
+    jet::array<cf> a = complex_normal(n, 20), b = complex_normal(n, 22), c = complex_normal(n, 24), out(n);
+    report("jet", "complex_fma", "complex64", n, median_ms([&] { out = a * b + c; }, 20), 4.0 * double(n) * 8);
+  }
+  const std::size_t m = std::size_t{1} << 24;
+  jet::array<cf> x = complex_normal(m, 30);
+  const jet::array<float> w = jet::random_normal(jet::shape{static_cast<std::int64_t>(m)}, 32);
+  jet::array<float> power(m);
+  report("jet", "fft", "complex64", m, median_ms([&] { (void)jet::fft(x); }, 20), 2.0 * double(m) * 8);
+  report("jet", "spectrum", "complex64", m, median_ms([&] { power = jet::abs2(jet::fft(x * w)); }, 20),
+         20.0 * double(m));
 }
 
 // Reductions: sum(x * y) over float32 (8 bytes read per element; against CUB's DeviceReduce::Sum
@@ -677,6 +702,7 @@ int main(int argc, char** argv) {
     layouts();
     permute_add();
     bfloat16_relu_add();
+    complex_and_fft();
   }
   bench::black_scholes(jet_only);
   reductions(jet_only);

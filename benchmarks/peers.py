@@ -669,6 +669,46 @@ def layout_phase():
     free_all()
 
 
+def complex_phase():
+    """jet_bench's complex_and_fft(): complex64 a * b + c at 2^27, fft of 2^24 points, and the
+    spectrum abs(fft(x * w))^2 of 2^24 points as its three steps."""
+    n = 1 << 27
+    a, b, c = (torch.randn(n, dtype=torch.complex64, device="cuda") for _ in range(3))
+    o = torch.empty_like(a)
+    nbytes = 4 * n * 8
+    cases = [("torch_eager", lambda: torch.add(torch.mul(a, b), c, out=o))]
+    try:
+        compiled = torch.compile(lambda p, q, r: p * q + r)
+        compiled(a, b, c)
+        cases.append(("torch_compile", lambda: compiled(a, b, c)))
+    except Exception as e:  # noqa: BLE001
+        skip("torch_compile", one_line(e), expr="complex_fma", dtype="complex64", n=n)
+    if cp is not None:
+        kernel = cp.ElementwiseKernel("complex64 a, complex64 b, complex64 c", "complex64 o", "o = a * b + c",
+                                      "jet_complex_fma")
+        ac, bc, cc, oc = as_cupy(a), as_cupy(b), as_cupy(c), as_cupy(o)
+        cases.append(("cupy_elementwise", lambda: kernel(ac, bc, cc, oc)))
+    for impl, f in cases:
+        ms = time_ms(f, 20)
+        out(f"RESULT impl={impl} expr=complex_fma dtype=complex64 n={n} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+    del a, b, c, o, cases
+    free_all()
+    m = 1 << 24
+    x = torch.randn(m, dtype=torch.complex64, device="cuda")
+    w = torch.randn(m, device="cuda")
+    cases = [("torch_eager", "fft", 2 * m * 8, lambda: torch.fft.fft(x)),
+             ("torch_eager", "spectrum", 20 * m, lambda: torch.abs(torch.fft.fft(x * w)) ** 2)]
+    if cp is not None:
+        xc, wc = as_cupy(x), as_cupy(w)
+        cases += [("cupy", "fft", 2 * m * 8, lambda: cp.fft.fft(xc)),
+                  ("cupy", "spectrum", 20 * m, lambda: cp.abs(cp.fft.fft(xc * wc)) ** 2)]
+    for impl, expr, nbytes, f in cases:
+        ms = time_ms(f, 20)
+        out(f"RESULT impl={impl} expr={expr} dtype=complex64 n={m} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+    del x, w, cases
+    free_all()
+
+
 def reduction_phase():
     """The reductions of jet_bench's reductions(): sum(x * y) over float32 as torch's (x * y).sum(),
     torch.dot and cupy's (x * y).sum(); row and column sums of 16384 x 16384 float32."""
@@ -798,8 +838,8 @@ def black_scholes_phase():
 
 
 def main():
-    for phase in (first_phase, prepare_phase, sweep_phase, layout_phase, reduction_phase, overhead_phase,
-                  black_scholes_phase):
+    for phase in (first_phase, prepare_phase, sweep_phase, layout_phase, complex_phase, reduction_phase,
+                  overhead_phase, black_scholes_phase):
         try:
             phase()
         except Exception as e:  # noqa: BLE001  (never abort the whole script)
