@@ -19,12 +19,14 @@
 using namespace std;
 #define __device__
 #define __forceinline__ inline
+#define __noinline__
 inline double __longlong_as_double(long long v) { return std::bit_cast<double>(v); }
 template <class T> void sincos(T x, T* s, T* c) { *s = std::sin(x), *c = std::cos(x); }
 template <class T> struct jet_is_complex { static constexpr bool value = false; };
 #include "complex_functions.inc"
 #undef __device__
 #undef __forceinline__
+#undef __noinline__
 
 namespace {
 
