@@ -168,7 +168,18 @@ TEST_CASE("fft host path: plans and executions along each axis", "[.][fft_host]"
   r->execs = 0;
   jet::array<cf> y = jet::fft(x);
   CHECK((r->type == 0x29 && r->rank == 1 && r->n[0] == 6 && r->batch == 20 && r->idist == 6 && r->odist == 6));
-  CHECK((r->execs == 1 && r->last_out == y.data() && r->last_in != x.data() && r->direction == -1));
+  // A contiguous array of the compute type is read where it is; a transposed view, another dtype
+  // or an expression goes through the scratch buffer.
+  CHECK((r->execs == 1 && r->last_out == y.data() && r->last_in == x.data() && r->direction == -1));
+  y = jet::fft(x.view().permute({1, 0, 2}));
+  CHECK(r->last_in != x.data());
+  y = jet::fft(x * 2.f);
+  CHECK(r->last_in != x.data());
+  const jet::array<float> real(jet::shape{4, 6});
+  (void)jet::rfft(real);
+  CHECK(r->last_in == real.data());
+  (void)jet::fft(real);  // complex64 from float32: a scratch copy
+  CHECK(r->last_in != real.data());
   CHECK(r->stream == nullptr);  // the current stream: the legacy one
   r->execs = 0;
   y = jet::ifft(x, jet::axis{1});  // batched over the 6 after, looped over the 4 before

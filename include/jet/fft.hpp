@@ -79,8 +79,14 @@ template <class E> constexpr bool fft_single() {
 }
 template <class E> using fft_real_t = std::conditional_t<fft_single<E>(), float, double>;
 
+/// Whether E is an array or a view of In, which a transform may read where it is.
+template <class In, class E> constexpr bool fft_leaf_of =
+    std::is_same_v<E, terminal<In>> || std::is_same_v<E, array_terminal<In>> || std::is_same_v<E, owning_terminal<In>>;
+
 /// e evaluated into a scratch buffer of In (zero-padded or cropped along the last transformed
-/// axis to the length the transform reads), transformed into a new array of Out.
+/// axis to the length the transform reads), transformed into a new array of Out. A contiguous
+/// array or view of In that needs no padding is read where it is, with no scratch: cuFFT reads
+/// it without writing it, but for C2R (irfft), which always gets a copy.
 template <class In, class Out, class E>
 array<Out> run_fft(const E& e, fft_kind kind, int rank, std::optional<std::int64_t> n, int axis) {
   constexpr bool double_precision = std::is_same_v<typename fft_real<Out>::type, double>;
@@ -89,6 +95,12 @@ array<Out> run_fft(const E& e, fft_kind kind, int rank, std::optional<std::int64
   fft_require_library();
   array<Out> out(g.output);
   if (out.empty()) return out;
+  if constexpr (fft_leaf_of<In, E>) {
+    if (!g.padded() && kind != fft_kind::real_inverse && e.layout().is_contiguous()) {
+      fft_execute(g, double_precision, const_cast<In*>(e.data()), out.data());
+      return out;
+    }
+  }
   array<In> buffer(g.buffer);
   if (g.padded()) fft_zero(buffer.data(), buffer.size() * sizeof(In));
   const jet::view<In> target = g.padded() ? buffer.slice(g.last_axis(), 0, g.operand[g.last_axis()]) : buffer.view();
