@@ -1,5 +1,7 @@
 // Strided layouts: views' slice/permute/reshape/broadcast_to, and NumPy broadcasting of operands.
 // Declared where the user API needs them (include/jet/array.hpp, include/jet/detail/core.hpp).
+#include "layout.hpp"
+
 #include "codegen/spelling.hpp"
 
 #include <jet/array.hpp>
@@ -19,6 +21,14 @@ void require_dim(const layout& l, int dim, const char* what) {
 }
 
 }  // namespace
+
+int axis_dimension(const std::string& who, const jet::shape& s, int axis) {
+  const int dim = axis < 0 ? axis + s.rank() : axis;
+  if (dim < 0 || dim >= s.rank())
+    throw invalid_argument(who + ": axis " + std::to_string(axis) + " is out of range for shape " + s.to_string() +
+                           " of rank " + std::to_string(s.rank()));
+  return dim;
+}
 
 layout slice_layout(const layout& l, int dim, std::int64_t start, std::int64_t stop, std::int64_t step,
                     std::int64_t& first_element) {

@@ -1,4 +1,5 @@
 #include "fft/geometry.hpp"
+#include "layout.hpp"
 
 #include <jet/error.hpp>
 
@@ -7,14 +8,11 @@
 namespace jet::detail {
 namespace {
 
-// The dimension `axis` names, negative counting from the end; invalid_argument naming the axis
-// and the rank when none (as reductions say it).
-int dimension_of(const char* function, const jet::shape& s, int axis) {
-  const int dim = axis < 0 ? axis + s.rank() : axis;
-  if (dim < 0 || dim >= s.rank())
-    throw invalid_argument(std::string(function) + ": axis " + std::to_string(axis) + " is out of range for shape " +
-                           s.to_string() + " of rank " + std::to_string(s.rank()));
-  return dim;
+// invalid_argument for a transform length below 1 along `dim` (`given` says where it came from).
+void require_length(const char* function, std::int64_t length, const std::string& given, int dim, const jet::shape& s) {
+  if (length < 1)
+    throw invalid_argument(std::string(function) + ": n = " + std::to_string(length) + given + " along axis " +
+                           std::to_string(dim) + " of shape " + s.to_string() + "; an FFT's length is at least 1");
 }
 
 // The transform's length along `dim`: n, or the default (the extent m; irfft's 2 * (m - 1)).
@@ -33,9 +31,7 @@ std::int64_t length_of(const char* function, fft_kind kind, const jet::shape& s,
   } else {
     given = " (the default, the extent of the axis)";
   }
-  if (length < 1)
-    throw invalid_argument(std::string(function) + ": n = " + std::to_string(length) + given + " along axis " +
-                           std::to_string(dim) + " of shape " + s.to_string() + "; an FFT's length is at least 1");
+  require_length(function, length, given, dim, s);
   return length;
 }
 
@@ -48,10 +44,7 @@ fft_geometry two_dimensional(const char* function, fft_geometry g) {
   g.axis = s.rank() - 2;
   for (int k = 0; k < 2; ++k) {
     g.n[k] = s[g.axis + k];
-    if (g.n[k] < 1)
-      throw invalid_argument(std::string(function) + ": n = " + std::to_string(g.n[k]) + " along axis " +
-                             std::to_string(g.axis + k) + " of shape " + s.to_string() +
-                             "; an FFT's length is at least 1");
+    require_length(function, g.n[k], "", g.axis + k, s);
   }
   g.length = g.n[1];
   g.buffer = g.output = s;
@@ -77,7 +70,7 @@ fft_geometry fft_geometry_of(fft_kind kind, int rank, const jet::shape& operand,
   if (rank == 2) {
     g = two_dimensional(function, g);
   } else {
-    g.axis = dimension_of(function, operand, axis);
+    g.axis = axis_dimension(function, operand, axis);
     const std::int64_t length = length_of(function, kind, operand, g.axis, n);
     g.n[0] = length;
     g.length = kind == fft_kind::real_inverse ? length / 2 + 1 : length;  // complex values a C2R reads

@@ -3,6 +3,7 @@
 #include "codegen/geometry.hpp"
 #include "codegen/spelling.hpp"
 #include "launch/planner.hpp"
+#include "layout.hpp"
 
 #include <jet/error.hpp>
 
@@ -81,14 +82,9 @@ plan axis_plan(const evaluation& e, const jet::shape& s, int axis, std::size_t r
   return p;
 }
 
-// The dimension of s that a reduction's `axis` names, negative counting from the end (no int
-// overflows: the rank is at most 8); invalid_argument naming the axis and the rank when none.
+// The dimension of s that a reduction's `axis` names (the error names the reduction).
 int dimension_of(const kernel_desc& d, const jet::shape& s, int axis) {
-  const int dim = axis < 0 ? axis + s.rank() : axis;
-  if (dim < 0 || dim >= s.rank())
-    throw invalid_argument("jet: " + describe(d) + ": axis " + std::to_string(axis) + " is out of range for shape " +
-                           s.to_string() + " of rank " + std::to_string(s.rank()));
-  return dim;
+  return axis_dimension("jet: " + describe(d), s, axis);
 }
 
 // How a reduction is launched: its plan and grid. No blocks when there are no results: nothing
