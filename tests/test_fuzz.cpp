@@ -26,6 +26,7 @@
 #include <mutex>
 #include <regex>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -391,16 +392,13 @@ TEST_CASE("the run-time host evaluation agrees with the typed reference", "[cpu]
 TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot determine", "[cpu][fuzz][reference]") {
   using jet::dtype;
   using jet::detail::op_id;
-  // in0 OP in1 for float32 inputs.
-  auto binary = [](op_id op, dtype result, long double a, long double b) {
-    const jet::detail::node nodes[] = {{op_id::input, dtype::float32, 0, {}, {0}},
-                                       {op_id::input, dtype::float32, 0, {}, {1}},
-                                       {op, result, 2, {dtype::float32, dtype::float32}, {0, 1}}};
+  // The last of `nodes` (float32 inputs in0 and in1 first) evaluated at in0 = a, in1 = b.
+  auto evaluate = [](std::span<const jet::detail::node> nodes, long double a, long double b) {
     const dtype inputs[] = {dtype::float32, dtype::float32};
-    const std::uint16_t out[] = {2};
-    const dtype out_types[] = {result};
-    const jet::detail::kernel_desc d{.nodes = nodes,
-                                     .node_count = 3,
+    const std::uint16_t out[] = {static_cast<std::uint16_t>(nodes.size() - 1)};
+    const dtype out_types[] = {nodes.back().type};
+    const jet::detail::kernel_desc d{.nodes = nodes.data(),
+                                     .node_count = static_cast<std::uint32_t>(nodes.size()),
                                      .input_count = 2,
                                      .scalar_count = 0,
                                      .input_types = inputs,
@@ -415,6 +413,13 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
     const long double values[] = {a, b};
     return jet::test::evaluate_element(
         d, 0, [&](unsigned slot) { return values[slot]; }, nullptr, scratch);
+  };
+  // in0 OP in1.
+  auto binary = [&](op_id op, dtype result, long double a, long double b) {
+    const jet::detail::node nodes[] = {{op_id::input, dtype::float32, 0, {}, {0}},
+                                       {op_id::input, dtype::float32, 0, {}, {1}},
+                                       {op, result, 2, {dtype::float32, dtype::float32}, {0, 1}}};
+    return evaluate(nodes, a, b);
   };
   const auto product = binary(op_id::mul, dtype::float32, 3, 0.1f);
   CHECK(product.value == 3 * static_cast<double>(0.1f));  // float64, not rounded to float32
@@ -436,30 +441,12 @@ TEST_CASE("the host evaluation bounds rounding, and marks what the dtypes cannot
   CHECK(std::isnan(nan_magnitude.value));
   CHECK(nan_magnitude.radius == 0);
   // signbit(in0 OP in1): of inf - inf (the host's NaN is negative on x86, CUDA's positive) unknown.
-  auto signbit_of = [](op_id op, long double a, long double b) {
+  auto signbit_of = [&](op_id op, long double a, long double b) {
     const jet::detail::node nodes[] = {{op_id::input, dtype::float32, 0, {}, {0}},
                                        {op_id::input, dtype::float32, 0, {}, {1}},
                                        {op, dtype::float32, 2, {dtype::float32, dtype::float32}, {0, 1}},
                                        {op_id::signbit, dtype::boolean, 1, {dtype::float32}, {2}}};
-    const dtype inputs[] = {dtype::float32, dtype::float32};
-    const std::uint16_t out[] = {3};
-    const dtype out_types[] = {dtype::boolean};
-    const jet::detail::kernel_desc d{.nodes = nodes,
-                                     .node_count = 4,
-                                     .input_count = 2,
-                                     .scalar_count = 0,
-                                     .input_types = inputs,
-                                     .counter_slots = 0,
-                                     .out_count = 1,
-                                     .out_nodes = out,
-                                     .out_types = out_types,
-                                     .functions = nullptr,
-                                     .function_count = 0,
-                                     .hash = 0};
-    std::vector<jet::test::bounded> scratch;
-    const long double values[] = {a, b};
-    return jet::test::evaluate_element(
-        d, 0, [&](unsigned slot) { return values[slot]; }, nullptr, scratch);
+    return evaluate(nodes, a, b);
   };
   CHECK(signbit_of(op_id::sub, INFINITY, INFINITY).radius == jet::test::unknown);
   const auto negative = signbit_of(op_id::sub, 1, 3);

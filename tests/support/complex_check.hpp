@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace jet::test::complex_check {
@@ -45,6 +46,16 @@ template <class T> std::vector<std::complex<T>> special_values() {
   for (T re : parts)
     for (T im : parts) v.push_back({re, im});
   return v;
+}
+
+// Every pair (a[i], b[i]) of special_values: the operands of the products and quotients of
+// Annex G.
+template <class T> std::pair<std::vector<std::complex<T>>, std::vector<std::complex<T>>> special_pairs() {
+  const std::vector<std::complex<T>> s = special_values<T>();
+  std::pair<std::vector<std::complex<T>>, std::vector<std::complex<T>>> pairs;
+  for (const auto& p : s)
+    for (const auto& q : s) pairs.first.push_back(p), pairs.second.push_back(q);
+  return pairs;
 }
 
 // How a result with an infinite or NaN part is judged: part by part, or as C's Annex G counts
