@@ -127,6 +127,12 @@ bool memory_pool_setting() {
   return pool;
 }
 
+bool fft_callbacks_setting() {
+  static const bool on =
+      parsed_value_of("JET_FFT_CALLBACKS", parse_on_off, "want on or off", "fusing FFT operands").value_or(true);
+  return on;
+}
+
 log_level log_level_setting() {
   static const log_level level =
       parsed_value_of("JET_LOG", parse_log_level, "want warning or info", "logging warnings only")

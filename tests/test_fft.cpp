@@ -8,6 +8,7 @@
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -253,4 +254,63 @@ TEST_CASE("fft host path: plans are cached per layout and stream, and failures n
   r->fail_n = 0;
   y = jet::fft(jet::array<cf>(jet::shape{2, 13}));  // nothing was cached: planned now
   CHECK(r->execs == 1);
+}
+
+namespace {
+
+// Whether the first `count` words of a load callback's parameter block hold pointer p.
+bool holds(const void* block, std::size_t count, const void* p) {
+  const auto* words = static_cast<const std::uint64_t*>(block);
+  return std::find(words, words + count, reinterpret_cast<std::uintptr_t>(p)) != words + count;
+}
+
+}  // namespace
+
+TEST_CASE("fft host path: an operand expression computed in cuFFT's loads by an LTO callback", "[.][fft_host]") {
+  jet::test::null_cufft_record* r = null_cufft();
+  jet::array<cf> x(jet::shape{4, 6});
+  const jet::array<float> window(jet::shape{6});
+  const auto callbacks = r->callbacks;
+  jet::array<cf> y = jet::fft(x * window);
+  CHECK(r->callbacks == callbacks + 1);
+  CHECK(std::string(r->callback_symbol) == "jet_fft_load");
+  CHECK((r->callback_type == 0 && r->callback_lto_ir_bytes > 0));  // CUFFT_CB_LD_COMPLEX, compiled by NVRTC
+  // The parameter block: the buffer whose offsets cuFFT passes (never written), the padding, the
+  // extents (the window broadcasts), x's pointer, the window's and its strides.
+  REQUIRE(r->callback_info != nullptr);
+  CHECK(static_cast<const std::uint64_t*>(r->callback_info)[0] == reinterpret_cast<std::uintptr_t>(r->last_in));
+  CHECK((holds(r->callback_info, 10, x.data()) && holds(r->callback_info, 10, window.data())));
+  CHECK(r->last_out == y.data());
+  y = jet::fft(x * window);  // the same plan, its block filled again
+  CHECK(r->callbacks == callbacks + 1);
+
+  // Each element type a load callback returns: R2C's real ones from float16, a padded Z2Z with a
+  // counter, and a transposed view times a complex scalar.
+  (void)jet::rfft(jet::array<jet::float16>(jet::shape{3, 8}) * 2);
+  CHECK((r->callbacks == callbacks + 2 && r->callback_type == 2 && r->type == 0x2a));  // CUFFT_CB_LD_REAL
+  (void)jet::fft(jet::array<double>(jet::shape{3, 5}) + jet::arange(5), 8);
+  CHECK((r->callbacks == callbacks + 3 && r->callback_type == 1 && r->inembed[0] == 8));  // padded
+  (void)jet::fft(x.view().permute({1, 0}) * cf(0, 1));
+  CHECK((r->callbacks == callbacks + 4 && r->n[0] == 4));
+
+  // None where the transform does not read its buffer once, as it is: irfft, and rfft along a
+  // middle axis (both read a buffer jet prepares).
+  (void)jet::irfft(x * 2.f);
+  (void)jet::rfft(jet::array<float>(jet::shape{3, 4, 5}) * 2.f, jet::axis{1});
+  CHECK(r->callbacks == callbacks + 4);
+
+  // A callback cuFFT refuses: the plan is made without one, the operand stored first.
+  r->refuse_callbacks = 5;  // CUFFT_INTERNAL_ERROR
+  r->execs = 0;
+  y = jet::fft(x * window * 3.f);
+  CHECK((r->callbacks == callbacks + 4 && r->execs == 1 && r->last_out == y.data()));
+  r->refuse_callbacks = 0;
+}
+
+TEST_CASE("fft host path: JET_FFT_CALLBACKS=off stores the operand first", "[.][fft_callbacks_off]") {
+  jet::test::null_cufft_record* r = null_cufft();
+  const jet::array<cf> x(jet::shape{4, 6});
+  r->execs = 0;
+  const jet::array<cf> y = jet::fft(x * 2.f);
+  CHECK((r->callbacks == 0 && r->execs == 1 && r->last_out == y.data() && r->last_in != x.data()));
 }

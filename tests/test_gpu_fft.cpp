@@ -311,6 +311,43 @@ TEST_CASE("fft: views and expressions as operands; real and integer operands pro
   CHECK(mismatches(from_integers, want, columns, ulps) == 0);
 }
 
+TEST_CASE("fft: operands computed in cuFFT's loads, padded along each axis, new operands each call", "[gpu][fft]") {
+  const jet::shape s{5, 12, 7};
+  for (unsigned call = 0; call < 2; ++call) {  // the second call refills each plan's parameter block
+    const std::vector<cf> h = random_values<cf>(s.size(), 100 + call);
+    const std::vector<float> w = random_values<float>(s[2], 110 + call);
+    const float gain = call ? -0.5f : 2.f;
+    const jet::array<cf> x = jet::from_host(h, s);
+    const jet::array<float> window = jet::from_host(w);
+    std::vector<cld> product(h.size()), real_product(h.size());
+    for (std::size_t e = 0; e < h.size(); ++e) {
+      product[e] = widen(h[e]) * ld(w[e % s[2]]) * ld(gain);
+      real_product[e] = ld(h[e].real()) * ld(w[e % s[2]]);
+    }
+    for (int axis = 0; axis < 3; ++axis) {
+      INFO("call " << call << ", axis " << axis);
+      const std::int64_t n = s[axis] + 3;  // the zeros that pad are the callback's too
+      const reference want = along_axis(kind::forward, product, s, axis, n);
+      poison_pool<cf>(want.values.size());
+      CHECK(mismatches(jet::fft(x * window * gain, n, jet::axis{axis}), want, n, ulps) == 0);
+      // R2C reads real values (along axis 1, a copy moved last, not fused).
+      const reference real_want = along_axis(kind::real_forward, real_product, s, axis, n);
+      poison_pool<cf>(real_want.values.size());
+      CHECK(mismatches(jet::rfft(jet::real(x) * window, n, jet::axis{axis}), real_want, n, ulps) == 0);
+    }
+  }
+  // complex128 from integers and a counter (no memory), along the last axis.
+  std::vector<std::int32_t> integers(s.size());
+  std::vector<cld> sum(s.size());
+  for (std::size_t e = 0; e < integers.size(); ++e) {
+    integers[e] = static_cast<std::int32_t>(e * 53 % 97) - 48;
+    sum[e] = ld(integers[e]) + ld(e % s[2]);
+  }
+  const jet::array<std::int32_t> i = jet::from_host(integers, s);
+  poison_pool<cd>(s.size());
+  CHECK(mismatches(jet::fft(i + jet::arange(s[2])), along_axis(kind::forward, sum, s, 2, s[2]), s[2], ulps) == 0);
+}
+
 TEST_CASE("fft: fft2 and ifft2 over the last two axes, and their round trip", "[gpu][fft]") {
   const jet::shape s{3, 8, 6};
   const std::vector<cf> h = random_values<cf>(s.size(), 70);

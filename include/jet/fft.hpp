@@ -1,6 +1,7 @@
-// FFTs by cuFFT, loaded at run time: jet::fft(x * window) evaluates its operand (any expression,
-// array or view) into a scratch buffer in one kernel, then cuFFT transforms the buffer into a new
-// array. NumPy's conventions: forward unnormalized, inverse scaled by 1/n.
+// FFTs by cuFFT, loaded at run time: jet::fft(x * window) computes its operand (any expression,
+// array or view) inside cuFFT's loads, through an LTO callback that NVRTC compiles, or else
+// evaluates it into a scratch buffer in one kernel first; cuFFT transforms it into a new array.
+// NumPy's conventions: forward unnormalized, inverse scaled by 1/n.
 #pragma once
 
 #include <jet/array.hpp>
@@ -54,14 +55,18 @@ struct fft_geometry {
 fft_geometry fft_geometry_of(fft_kind kind, int rank, const jet::shape& operand, std::optional<std::int64_t> n,
                              int axis, bool double_precision);
 
-/// Loads cuFFT (fft_unavailable when it cannot be) and zeroes `bytes` of a fresh buffer on the
-/// current stream.
+/// Loads cuFFT (fft_unavailable when it cannot be).
 void fft_require_library();
-void fft_zero(void* device, std::size_t bytes);
 
 /// Transforms the buffer (contiguous, of shape g.buffer; it may be overwritten) into `output`
 /// (contiguous, of shape g.output) on the current stream, scaling an inverse by 1/n.
 void fft_execute(const fft_geometry& g, bool double_precision, void* buffer, void* output);
+
+/// The same for the buffer that e (the operand into the part of the buffer it covers) fills: e
+/// computed in cuFFT's loads where an LTO callback can do it (the buffer then never written, and
+/// zeros where it pads computed too), else evaluated into the buffer, zero-filled first where it
+/// pads.
+void fft_execute_from(const fft_geometry& g, bool double_precision, const evaluation& e, void* buffer, void* output);
 
 /// Plans cuFFT made in this process (the plan cache's misses).
 std::size_t fft_plans_created();
@@ -83,10 +88,10 @@ template <class E> using fft_real_t = std::conditional_t<fft_single<E>(), float,
 template <class In, class E> constexpr bool fft_leaf_of =
     std::is_same_v<E, terminal<In>> || std::is_same_v<E, array_terminal<In>> || std::is_same_v<E, owning_terminal<In>>;
 
-/// e evaluated into a scratch buffer of In (zero-padded or cropped along the last transformed
-/// axis to the length the transform reads), transformed into a new array of Out. A contiguous
-/// array or view of In that needs no padding is read where it is, with no scratch: cuFFT reads
-/// it without writing it, but for C2R (irfft), which always gets a copy.
+/// e, as a buffer of In (zero-padded or cropped along the last transformed axis to the length the
+/// transform reads) would hold it, transformed into a new array of Out (fft_execute_from). A
+/// contiguous array or view of In that needs no padding is read where it is: cuFFT reads it
+/// without writing it, but for C2R (irfft), which always gets a copy.
 template <class In, class Out, class E>
 array<Out> run_fft(const E& e, fft_kind kind, int rank, std::optional<std::int64_t> n, int axis) {
   constexpr bool double_precision = std::is_same_v<typename fft_real<Out>::type, double>;
@@ -102,11 +107,9 @@ array<Out> run_fft(const E& e, fft_kind kind, int rank, std::optional<std::int64
     }
   }
   array<In> buffer(g.buffer);
-  if (g.padded()) fft_zero(buffer.data(), buffer.size() * sizeof(In));
   const jet::view<In> target = g.padded() ? buffer.slice(g.last_axis(), 0, g.operand[g.last_axis()]) : buffer.view();
   void* to = target.data();
-  bound.evaluate_into(&to, &target.layout());
-  fft_execute(g, double_precision, buffer.data(), out.data());
+  fft_execute_from(g, double_precision, bound.request(&to, &target.layout()), buffer.data(), out.data());
   return out;
 }
 

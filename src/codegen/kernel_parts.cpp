@@ -42,13 +42,6 @@ std::string operand(const kernel_desc& d, const variant_key& v, const node& n, i
   return (floating_to_integer ? "jet_convert<" : "static_cast<") + value_type(to) + ">(" + name + ")";
 }
 
-// The dtype of scalar slot k.
-dtype scalar_type(const kernel_desc& d, unsigned k) {
-  unsigned i = 0;
-  while (d.nodes[i].op != op_id::scalar || d.nodes[i].arg[0] != k) ++i;
-  return d.nodes[i].type;
-}
-
 const char* access_name(access a) {
   constexpr const char* names[] = {"linear", "unit", "broadcast", "gather", "transposed"};
   return names[static_cast<int>(a)];
@@ -173,6 +166,12 @@ dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k) {
   unsigned slot = 0;
   while (v.unique_of[slot] != k) ++slot;
   return d.input_types[slot];
+}
+
+dtype scalar_type(const kernel_desc& d, unsigned k) {
+  unsigned i = 0;
+  while (d.nodes[i].op != op_id::scalar || d.nodes[i].arg[0] != k) ++i;
+  return d.nodes[i].type;
 }
 
 void kernel_parts::prelude(source_writer& w, const std::string& what) const {

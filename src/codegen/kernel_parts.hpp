@@ -21,8 +21,9 @@ namespace jet::detail {
 // two sines' worth, past which NVRTC's time on the inlined copies outweighs a call per element.
 inline constexpr unsigned outline_cost = 128;
 
-// The dtype of distinct input k.
+// The dtype of distinct input k, and of scalar slot k.
 dtype distinct_type(const kernel_desc& d, const variant_key& v, unsigned k);
+dtype scalar_type(const kernel_desc& d, unsigned k);
 
 // The pieces of source every kernel of (d, v) shares: its inputs, how they are loaded, and the
 // element function that computes the expression's values from them.

@@ -173,19 +173,25 @@ std::string nvrtc_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression, kernel_origin origin) {
-  require_supported(arch);
+namespace {
+
+// What NVRTC makes of a program: a cubin, or LTO-IR for a link that finishes it later (cuFFT's
+// callbacks).
+enum class nvrtc_output { cubin, lto_ir };
+
+// Compiles `source` with `options` into `output`, as compile_to_cubin describes; `target` names the
+// architecture in messages.
+cubin compile_program(const std::string& source, const std::vector<std::string>& options, nvrtc_output output,
+                      const std::string& target, const std::string& expression, kernel_origin origin) {
   wait_for_compiles_at_exit();
   const compile_scope scope;
-  log_info("compiling `" + expression + "` for sm_" + std::to_string(arch) + " (" + compile_size(origin.nodes, source) +
-           ")");
+  log_info("compiling `" + expression + "` for " + target + " (" + compile_size(origin.nodes, source) + ")");
   const auto start = std::chrono::steady_clock::now();
   nvrtcProgram program = nullptr;
   check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "jet_kernel.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program,
                                                                [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
 
-  const std::vector<std::string> options = compile_options(arch);
   std::vector<const char*> option_pointers;
   for (const std::string& o : options) option_pointers.push_back(o.c_str());
   const nvrtcResult result =
@@ -199,23 +205,47 @@ cubin compile_to_cubin(const std::string& source, int arch, const std::string& e
 
   if (result != NVRTC_SUCCESS) {
     const std::string listing = numbered(source);
-    throw compile_error("jet: NVRTC failed to compile the kernel for `" + expression + "` (sm_" + std::to_string(arch) +
-                            "): " + nvrtcGetErrorString(result) + "\n--- log ---\n" + log + "\n--- source ---\n" +
-                            listing,
+    throw compile_error("jet: NVRTC failed to compile the kernel for `" + expression + "` (" + target + "): " +
+                            nvrtcGetErrorString(result) + "\n--- log ---\n" + log + "\n--- source ---\n" + listing,
                         log, listing, expression);
   }
   std::size_t size = 0;
-  check_nvrtc(nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize");
-  std::string image(size, '\0');
-  check_nvrtc(nvrtcGetCUBIN(program, image.data()), "nvrtcGetCUBIN");
+  std::string image;
+  if (output == nvrtc_output::cubin) {
+    check_nvrtc(nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize");
+    image.resize(size);
+    check_nvrtc(nvrtcGetCUBIN(program, image.data()), "nvrtcGetCUBIN");
+  } else {
+    check_nvrtc(nvrtcGetLTOIRSize(program, &size), "nvrtcGetLTOIRSize");
+    image.resize(size);
+    check_nvrtc(nvrtcGetLTOIR(program, image.data()), "nvrtcGetLTOIR");
+  }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   // Once: the cubin is cached. jet's own code has warnings that mean nothing (an unused constant
   // of a loop shape), a user's body may have ones that matter to its author.
   if (origin.user_functions && !log.empty())
-    std::fprintf(stderr, "jet: warning: NVRTC warns about the kernel of `%s` (sm_%d):\n%s\n", expression.c_str(), arch,
-                 log.c_str());
+    std::fprintf(stderr, "jet: warning: NVRTC warns about the kernel of `%s` (%s):\n%s\n", expression.c_str(),
+                 target.c_str(), log.c_str());
   report_if_slow(expression, origin.nodes, source, ms);
   return {std::move(image), ms};
+}
+
+}  // namespace
+
+cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression, kernel_origin origin) {
+  require_supported(arch);
+  return compile_program(source, compile_options(arch), nvrtc_output::cubin, "sm_" + std::to_string(arch), expression,
+                         origin);
+}
+
+cubin compile_to_lto_ir(const std::string& source, int arch, const std::string& expression, kernel_origin origin) {
+  require_supported(arch);
+  // The options of a cubin, but for the virtual architecture and as LTO-IR (-dlto implies -rdc).
+  std::vector<std::string> options = compile_options(arch);
+  options[0] = "--gpu-architecture=compute_" + std::to_string(arch);
+  options.push_back("-dlto");
+  return compile_program(source, options, nvrtc_output::lto_ir, "compute_" + std::to_string(arch) + " LTO-IR",
+                         expression, origin);
 }
 
 }  // namespace jet::detail

@@ -34,6 +34,10 @@ struct kernel_origin {
 /// an expression slower than slow_compile_seconds is reported on stderr, once per process.
 cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression, kernel_origin origin = {});
 
+/// Compiles `source` for compute_<arch> into LTO-IR (`image`), which a later link finishes: what
+/// cuFFT takes for a callback. Errors and reports as compile_to_cubin's.
+cubin compile_to_lto_ir(const std::string& source, int arch, const std::string& expression, kernel_origin origin = {});
+
 /// How long an expression's compile may take before jet says so on stderr (once per process).
 inline constexpr double slow_compile_seconds = 2.0;
 

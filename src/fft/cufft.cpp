@@ -53,6 +53,12 @@ loaded_cufft load() {
     if (!resolve(lib, name, d)) return d;
     if (cufft_result r = d.api.cufftGetVersion(&d.api.version); r != cufft_success)
       d.failure = "jet: no usable cuFFT: cufftGetVersion of " + name + " failed: " + cufft_result_name(r);
+    // cuFFT 11.3 and 11.4 (CUDA 12.6 to 12.9) export the entry point under a versioned name that
+    // their header's inline cufftXtSetJITCallback forwards to; cuFFT 12 exports it as it is.
+    const char* setter = d.api.version >= 12000   ? "cufftXtSetJITCallback"
+                         : d.api.version >= 11300 ? "__cufftXtSetJITCallback_12_7"
+                                                  : nullptr;
+    if (setter) d.api.set_jit_callback = reinterpret_cast<cufft_api::set_jit_callback_type>(dlsym(lib, setter));
     return d;
   }
   d.failure = "jet: cuFFT is not available, so jet cannot compute FFTs: " + tried +

@@ -25,6 +25,12 @@ inline constexpr int cufft_forward = -1;  // CUFFT_FORWARD
 inline constexpr int cufft_inverse = 1;   // CUFFT_INVERSE
 inline constexpr cufft_result cufft_success = 0;
 inline constexpr cufft_result cufft_alloc_failed = 2;
+enum cufft_callback_type : int {  // cufftXtCallbackType
+  cufft_load_complex = 0,
+  cufft_load_complex_double = 1,
+  cufft_load_real = 2,
+  cufft_load_real_double = 3,
+};
 
 // Every cuFFT entry point jet calls. Complex data are passed as void*: cufftComplex is float2,
 // the layout of std::complex<float>, and cudaStream_t is CUstream.
@@ -49,6 +55,11 @@ struct cufft_api {
   JET_CUFFT_FUNCTIONS(JET_CUFFT_MEMBER)
 #undef JET_CUFFT_MEMBER
   int version = 0;  // cufftGetVersion: 12000 for cuFFT 12.0.0
+  // cufftXtSetJITCallback (cuFFT 12), or cuFFT 11.3 and 11.4's __cufftXtSetJITCallback_12_7 of the
+  // same parameters; null before cuFFT 11.3, which has no LTO callbacks.
+  using set_jit_callback_type = cufft_result (*)(cufft_handle, const char* symbol, const void* lto_ir,
+                                                 std::size_t lto_ir_size, cufft_callback_type, void** caller_info);
+  set_jit_callback_type set_jit_callback = nullptr;
 };
 
 /// The loaded cuFFT: libcufft.so.12 (CUDA 13), else libcufft.so.11 (CUDA 12), or the library

@@ -5,6 +5,7 @@
 #include "null_cufft.hpp"
 
 #include <cstddef>
+#include <cstring>
 
 extern "C" {
 
@@ -45,6 +46,14 @@ int cufftMakePlanMany64(int, int rank, long long* n, long long* inembed, long lo
   r.batch = batch;
   for (int k = 0; k < rank && k < 2; ++k) r.n[k] = n[k], r.inembed[k] = inembed[k], r.onembed[k] = onembed[k];
   *work = 0;
+  return 0;
+}
+int cufftXtSetJITCallback(int, const char* symbol, const void*, std::size_t lto_ir_bytes, int type, void** info) {
+  auto& r = null_cufft_record;
+  if (r.refuse_callbacks) return r.refuse_callbacks;
+  ++r.callbacks;
+  std::strncpy(r.callback_symbol, symbol, sizeof r.callback_symbol - 1);
+  r.callback_lto_ir_bytes = lto_ir_bytes, r.callback_type = type, r.callback_info = info[0];
   return 0;
 }
 int cufftExecC2C(int, void* in, void* out, int direction) {

@@ -22,6 +22,14 @@ struct null_cufft_record {
   // A plan whose n[0] is fail_n fails with fail_result (set by the test).
   long long fail_n;
   int fail_result;
+  // Load callbacks (cufftXtSetJITCallback): how many were set, the last one's symbol, LTO-IR size,
+  // callback type and caller_info[0]; refuse_callbacks, when not 0, is what the call returns.
+  unsigned long long callbacks;
+  char callback_symbol[32];
+  unsigned long long callback_lto_ir_bytes;
+  int callback_type;
+  void* callback_info;
+  int refuse_callbacks;
 };
 
 /// The null cuFFT's record, when JET_CUFFT_LIBRARY names it and jet has loaded it; else null.
