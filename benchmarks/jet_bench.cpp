@@ -298,6 +298,7 @@ void complex_and_fft() {
   const jet::array<float> w = jet::random_normal(jet::shape{static_cast<std::int64_t>(m)}, 32);
   jet::array<float> power(m);
   report("jet", "fft", "complex64", m, median_ms([&] { (void)jet::fft(x); }, 20), 2.0 * double(m) * 8);
+  report("jet", "fft_product", "complex64", m, median_ms([&] { (void)jet::fft(x * w); }, 20), 20.0 * double(m));
   report("jet", "spectrum", "complex64", m, median_ms([&] { power = jet::abs2(jet::fft(x * w)); }, 20),
          20.0 * double(m));
 }
@@ -636,7 +637,7 @@ void interpreter_first_results() {
 
 int main(int argc, char** argv) {
   bool quick = false, jet_only = false, interpreter_only = false, reductions_only = false, black_scholes_only = false,
-       large_only = false, first_only = false;
+       large_only = false, first_only = false, complex_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--disk-hit") && i + 1 < argc) return disk_hit(argv[i + 1]);
     if (!std::strcmp(argv[i], "--quick"))
@@ -653,12 +654,14 @@ int main(int argc, char** argv) {
       large_only = true;
     else if (!std::strcmp(argv[i], "--first-results"))
       first_only = true;
+    else if (!std::strcmp(argv[i], "--complex"))
+      complex_only = true;
     else if (!std::strcmp(argv[i], "--tag") && i + 1 < argc)
       bench::tag = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] "
-                   "[--large] [--first-results] [--tag TAG]\n",
+                   "[--large] [--first-results] [--complex] [--tag TAG]\n",
                    argv[0]);
       return 2;
     }
@@ -690,6 +693,10 @@ int main(int argc, char** argv) {
   }
   if (first_only) {
     first_results(argv[0]);
+    return 0;
+  }
+  if (complex_only) {
+    complex_and_fft();
     return 0;
   }
   if (!jet_only) {

@@ -4,6 +4,7 @@
 // bits. Held to 1 ulp over NumPy's data and over random arguments against long double, and to C's
 // results at special values.
 #include "support/catch.hpp"
+#include "support/float64_device_text.hpp"
 #include "support/numpy_accuracy.hpp"
 
 #include <jet/jet.hpp>
@@ -15,15 +16,6 @@
 #include <limits>
 #include <random>
 #include <vector>
-
-namespace device_text {
-#define __device__
-#define __forceinline__ inline
-// The helper block of ops.def, cut out by tests/CMakeLists.txt.
-#include "float64_inverse_functions.inc"
-#undef __device__
-#undef __forceinline__
-}  // namespace device_text
 
 namespace {
 
