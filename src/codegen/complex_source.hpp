@@ -21,7 +21,7 @@ template <class T> using jet_c = jet_complex<T>;
 template <class T> __device__ __forceinline__ T jet_huge() { return sizeof(T) == 4 ? T(1e37f) : T(1e307); }
 template <class T> __device__ __forceinline__ T jet_tiny() { return sizeof(T) == 4 ? T(1e-37f) : T(1e-307); }
 template <class T> __device__ __forceinline__ T jet_inf() { return T(__longlong_as_double(0x7ff0000000000000ll)); }
-// An infinite component as ±1 and a finite one as ±0 (C's Annex G recovers infinities so).
+// An infinite component as +-1 and a finite one as +-0 (C's Annex G recovers infinities so).
 template <class T> __device__ __forceinline__ T jet_unit_if_inf(T x) { return copysign(isinf(x) ? T(1) : T(0), x); }
 template <class T> __device__ __forceinline__ T jet_zero_if_nan(T x) { return isnan(x) ? copysign(T(0), x) : x; }
 
@@ -137,7 +137,7 @@ template <class T> __device__ __noinline__ jet_c<T> sin(jet_c<T> z) {
 }
 template <class T> __device__ __noinline__ jet_c<T> cos(jet_c<T> z) { return cosh(jet_c<T>{-z.im, z.re}); }
 // Kahan's tanh: t = tan(b), s = sinh(a), rho = sqrt(1 + s^2); past |a| = 22 (float64's tanh 1)
-// the real part is ±1 and the imaginary one 4 sin b cos b e^(-2|a|).
+// the real part is +-1 and the imaginary one 4 sin b cos b e^(-2|a|).
 template <class T> __device__ __noinline__ jet_c<T> tanh(jet_c<T> z) {
   const T a = z.re, b = z.im;
   if (isnan(a)) return {a, b == T(0) ? b : a};
