@@ -120,10 +120,10 @@ std::set<std::string> jet_vocabulary() {
     for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it) words.insert(it->str());
   };
   const std::regex literal(R"__(R"cuda\(([\s\S]*?)\)cuda"|"((?:[^"\\\n]|\\.)*)")__");
-  for (const char* file :
-       {"src/codegen/spelling.hpp", "src/codegen/spelling.cpp", "src/codegen/source_text.cpp",
-        "src/codegen/kernel_parts.hpp", "src/codegen/kernel_parts.cpp", "src/codegen/elementwise.cpp",
-        "src/codegen/reduction.cpp", "include/jet/ops.def", "include/jet/dtype.hpp"}) {
+  for (const char* file : {"src/codegen/spelling.hpp", "src/codegen/spelling.cpp", "src/codegen/source_text.cpp",
+                           "src/codegen/kernel_parts.hpp", "src/codegen/kernel_parts.cpp",
+                           "src/codegen/elementwise.cpp", "src/codegen/reduction.cpp", "src/codegen/complex_source.hpp",
+                           "include/jet/ops.def", "include/jet/dtype.hpp"}) {
     const std::string text = read_file(std::string(JET_SOURCE_DIR) + "/" + file);
     for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it) add_words(it->str());
   }
@@ -194,6 +194,8 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
   std::set<std::uint64_t> hashes;
   std::set<std::string> forms;
   std::size_t broadcast = 0, misaligned = 0, empty = 0, with_repeats = 0, with_names = 0, holding = 0, apart = 0;
+  std::size_t complex_trees = 0;
+  std::map<jet::detail::op_id, std::size_t> trees_with_complex_op;  // an op on complex operands, or making them
   for (const random_expression& r : expressions) {
     const auto d = r.desc();
     INFO("seed " << r.seed << "\n" << r.text());
@@ -204,6 +206,12 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
     CHECK(d.scalar_count <= jet::detail::max_scalars);
     CHECK(r.nodes.back().op != jet::detail::op_id::input);
     coverage.add(r);
+    std::set<jet::detail::op_id> complex_ops;
+    for (const auto& n : r.nodes)
+      if (n.op != jet::detail::op_id::input && n.op != jet::detail::op_id::scalar && jet::test::has_complex(n))
+        complex_ops.insert(n.op);
+    complex_trees += !complex_ops.empty();
+    for (const auto op : complex_ops) ++trees_with_complex_op[op];
     for (const auto& n : r.nodes) {
       node_dtypes.insert(n.type);
       if (n.op == jet::detail::op_id::input || n.op == jet::detail::op_id::scalar) continue;
@@ -249,6 +257,14 @@ TEST_CASE("random expressions: reproducible, well typed, within the limits, ever
   CHECK(holding > count / 10);
   CHECK(apart > count / 100);
   CHECK(coverage.rare() == "");  // every op and every dtype in at least 1% of the trees
+  // A sensible share of the trees is complex, and every op that takes complex operands is drawn on them.
+  CHECK(complex_trees * 10 >= count);
+  CHECK(complex_trees * 4 <= count);
+  for (const auto& op : jet::test::op_table())
+    if (jet::detail::accepts(op.domain, jet::dtype::complex64) || op.rule == jet::detail::rule::make_complex) {
+      INFO(op.name << " on complex operands in " << trees_with_complex_op[op.id] << " of " << count << " trees");
+      CHECK(trees_with_complex_op[op.id] * 500 >= count);
+    }
   CHECK(node_dtypes.size() == std::size(jet::test::all_dtypes));
   CHECK(input_dtypes.size() == std::size(jet::test::all_dtypes));
   CHECK(output_dtypes.size() == std::size(jet::test::all_dtypes));
@@ -484,7 +500,7 @@ TEST_CASE("abs of int16's lowest wraps before it widens, and no PTX abs.s16 comp
   // host evaluation determines each (bound 0), and an evaluation in the nodes' own dtypes agrees.
   const std::pair<long double, long double> wrong_on_gpu[] = {{2147483647, 0}, {32767, 1}, {65535, 1}, {29, 1}};
   std::vector<jet::test::bounded> scratch;
-  std::vector<long double> own;
+  std::vector<jet::test::complex_value> own;
   for (const auto& [a_value, want] : wrong_on_gpu) {
     auto input = [&, a_value = a_value](unsigned slot) {
       return d.input_types[slot] == dtype::int16 ? -32768 : a_value;
@@ -566,7 +582,7 @@ TEST_CASE("the host evaluation converts as jet does: integers wrap, floating val
                                      .hash = 0};
     auto input = [&](unsigned slot) { return values[slot]; };
     std::vector<jet::test::bounded> scratch;
-    std::vector<long double> own;
+    std::vector<jet::test::complex_value> own;
     const jet::test::bounded ref = jet::test::evaluate_element(d, 0, input, nullptr, scratch);
     CHECK(ref.determined());
     CHECK(jet::test::evaluate_element_in_own_dtypes(d, 0, input, nullptr, own) == ref.value);
@@ -595,30 +611,38 @@ TEST_CASE("the host evaluation converts as jet does: integers wrap, floating val
 
 TEST_CASE("an evaluation in the nodes' own dtypes passes the fuzzer's judge", "[cpu][fuzz][reference]") {
   // The host's float32 math in place of the GPU's: the bound must cover it, the NaNs must match.
-  std::size_t elements = 0, determined = 0, failed = 0;
+  // Complex nodes compute in std::complex<float> and <double> (GCC's Annex G arithmetic, glibc's
+  // functions), which the complex bound must cover as well.
+  std::size_t elements = 0, determined = 0, failed = 0, complex_elements = 0, complex_determined = 0;
   std::vector<jet::test::bounded> scratch;
-  std::vector<long double> own;
+  std::vector<jet::test::complex_value> own;
   for (const random_expression& r : random_expressions(600)) {
     const auto d = r.desc();
+    const bool complex_tree = std::any_of(r.nodes.begin(), r.nodes.end(), jet::test::has_complex);
     for (std::size_t i = 0; i < r.shape.size(); ++i) {
       auto input = [&](unsigned slot) {
         const auto& o = r.operands[r.slot_operand[slot]];
         return o.values[o.where.first + jet::test::offset_of(o.where.view, i, &r.shape)];
       };
       const auto ref = jet::test::evaluate_element(d, 0, input, r.scalar_values.data(), scratch);
-      const long double got = jet::test::evaluate_element_in_own_dtypes(d, 0, input, r.scalar_values.data(), own);
+      const auto got = jet::test::evaluate_element_in_own_dtypes(d, 0, input, r.scalar_values.data(), own);
       ++elements;
       determined += ref.determined();
-      if (const char* wrong = jet::test::misjudged(r.out_type[0], ref, got, got); wrong && failed++ < 5)
+      complex_elements += complex_tree;
+      complex_determined += complex_tree && ref.determined();
+      const jet::dtype out = r.out_type[0];
+      if (const char* wrong = jet::test::misjudged(out, ref, got, got); wrong && failed++ < 5)
         FAIL_CHECK("seed " << r.seed << ", element " << i << ": " << wrong << ": reference "
-                           << static_cast<double>(ref.value) << " (bound " << ref.radius << "), in own dtypes "
-                           << static_cast<double>(got) << "\n"
+                           << jet::test::reference_text(out, ref) << ", in own dtypes "
+                           << jet::test::value_text(out, got) << "\n"
                            << r.text());
     }
   }
-  INFO(determined << " of " << elements << " elements determined");
+  INFO(determined << " of " << elements << " elements determined; " << complex_determined << " of " << complex_elements
+                  << " in trees with complex nodes");
   CHECK(failed == 0);
   CHECK(determined * 3 >= elements * 2);
+  CHECK(complex_determined * 3 >= complex_elements);
 }
 
 TEST_CASE("every random case, fused and unfused, passes the core's checks and planning", "[.][no_device_plan]") {

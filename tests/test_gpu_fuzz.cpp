@@ -9,9 +9,10 @@
 //     NaN in the reference  <=>  NaN fused  <=>  NaN unfused;
 //     otherwise |unfused - reference| <= bound  (each op agrees with its host reference), and
 //               |fused - reference| <= 2 |unfused - reference| + bound;
-//     integer results are exact.
+//     integer results are exact; complex ones are judged part by part, each against its bound.
 //   The bound (tests/support/host_evaluation.hpp) is the per-dtype floor: 8 ulps of each floating
-//   node's dtype, propagated through the ops.
+//   node's dtype, propagated through the ops; for a complex node each part gets the op's norm-wise
+//   error (host_evaluation_complex.hpp).
 //   Elements outside the output's view keep their poison: nothing is written out of place.
 //   A description with repeats is also evaluated without them (each copy computed as written):
 //   the fused results of both are the same values, NaN for NaN.
@@ -71,26 +72,10 @@ class device_memory {
   std::size_t bytes_;
 };
 
-std::vector<unsigned char> bytes_of(jet::dtype t, const std::vector<long double>& values) {
-  std::vector<unsigned char> bytes(values.size() * jet::size_of(t));
-  jet::test::visit_real(t, [&](auto x) {
-    using T = decltype(x);
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      const T v = static_cast<T>(values[i]);  // exact: the values were drawn in dtype t
-      std::memcpy(&bytes[i * sizeof(T)], &v, sizeof(T));
-    }
-  });
-  return bytes;
-}
-
-// Element `index` of an array of dtype t. A bool is read as its byte: anything but 0 or 1 is wrong.
-long double value_at(jet::dtype t, const std::vector<unsigned char>& bytes, std::int64_t index) {
-  if (t == jet::dtype::boolean) return bytes[index];
-  return jet::test::visit_real(t, [&](auto x) {
-    decltype(x) v;
-    std::memcpy(&v, &bytes[index * sizeof v], sizeof v);
-    return static_cast<long double>(v);
-  });
+// Whether a and b are the same values, NaN for NaN part by part.
+bool same_values(jet::test::complex_value a, jet::test::complex_value b) {
+  auto same = [](long double x, long double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  return same(a.real(), b.real()) && same(a.imag(), b.imag());
 }
 
 // Bytes no correct kernel writes where they are: outputs start as this pattern.
@@ -110,7 +95,7 @@ case_outcome run_case(const random_expression& r) {
   std::vector<device_memory> operands;
   for (const auto& o : r.operands) {
     operands.emplace_back(o.where.allocation * jet::size_of(o.type));
-    operands.back().upload(bytes_of(o.type, o.values));
+    operands.back().upload(jet::test::bytes_of(o.type, o.values));
   }
   std::vector<const void*> inputs;
   for (unsigned slot = 0; slot < d.input_count; ++slot) {
@@ -168,22 +153,19 @@ case_outcome run_case(const random_expression& r) {
     const jet::test::bounded ref = jet::test::evaluate_element(d, 0, input, r.scalar_values.data(), scratch);
     const std::int64_t at = r.output.first + jet::test::offset_of(r.output.view, i, &r.shape);
     written[at] = true;
-    const long double shared_value = value_at(out_type, fused_bytes, at),
-                      unshared_value = value_at(out_type, unshared_bytes, at);
-    if (shared_value != unshared_value && !(std::isnan(shared_value) && std::isnan(unshared_value)) && bad_count++ < 4)
-      bad += "    element " + std::to_string(i) + ": shared " + std::to_string(static_cast<double>(shared_value)) +
-             ", computed as written " + std::to_string(static_cast<double>(unshared_value)) + "\n";
+    const jet::test::complex_value shared_value = jet::test::element_of(out_type, fused_bytes, at),
+                                   unshared_value = jet::test::element_of(out_type, unshared_bytes, at);
+    if (!same_values(shared_value, unshared_value) && bad_count++ < 4)
+      bad += "    element " + std::to_string(i) + ": shared " + jet::test::value_text(out_type, shared_value) +
+             ", computed as written " + jet::test::value_text(out_type, unshared_value) + "\n";
     if (!ref.determined()) continue;
     ++outcome.determined;
-    const long double f = value_at(out_type, fused_bytes, at), u = value_at(out_type, unfused_bytes, i);
+    const jet::test::complex_value f = shared_value, u = jet::test::element_of(out_type, unfused_bytes, i);
     const char* wrong = jet::test::misjudged(out_type, ref, f, u);
-    if (wrong && bad_count++ < 4) {
-      char line[320];
-      std::snprintf(line, sizeof line,
-                    "    element %zu: %s: reference %.17Lg (bound %.3g), fused %.17Lg, unfused %.17Lg\n", i, wrong,
-                    ref.value, ref.radius, f, u);
-      bad += line;
-    }
+    if (wrong && bad_count++ < 4)
+      bad += "    element " + std::to_string(i) + ": " + wrong + ": reference " +
+             jet::test::reference_text(out_type, ref) + ", fused " + jet::test::value_text(out_type, f) + ", unfused " +
+             jet::test::value_text(out_type, u) + "\n";
   }
   outcome.elements = n;
   for (std::size_t k = 0; k < written.size(); ++k) {

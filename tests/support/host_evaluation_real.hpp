@@ -1,6 +1,8 @@
-// The host evaluation of a kernel description, at run time: each node's op dispatched to the op
-// table's host reference (ops.def expanded into a switch), floating nodes computed in float64 and
-// integer and bool nodes exactly in their own type, as reference.hpp does for expression types.
+// The host evaluation of a kernel description's real nodes, at run time (host_evaluation.hpp
+// evaluates whole descriptions; host_evaluation_complex.hpp the nodes with complex values): each
+// node's op dispatched to the op table's host reference (ops.def expanded into a switch), floating
+// nodes computed in float64 and integer and bool nodes exactly in their own type, as reference.hpp
+// does for expression types.
 //
 // Beside each value it carries a bound on how far an evaluation in the nodes' own dtypes may lie
 // from it: each floating op adds rounding_ulps ulps of its dtype, and operand errors propagate by
@@ -39,12 +41,17 @@ static_assert(std::numeric_limits<long double>::digits >= 64, "values must hold 
 inline double rounding_ulps(dtype t) { return size_of(t) == 2 ? 1 : 8; }
 
 /// A value, the bound on its error (infinite: undetermined), and the value rounded to the dtype it
-/// was computed in: one that the GPU may well hold.
+/// was computed in: one that the GPU may well hold. A complex value is its real part so, and its
+/// imaginary part in the same three (each part bounded on its own); a real one's imaginary part is
+/// an exact 0.
 struct bounded {
   long double value;
   double radius;
   long double rounded;
-  bool determined() const { return std::isfinite(radius); }
+  long double imag = 0;
+  double imag_radius = 0;
+  long double rounded_imag = 0;
+  bool determined() const { return std::isfinite(radius) && std::isfinite(imag_radius); }
 };
 
 inline constexpr double unknown = std::numeric_limits<double>::infinity();
@@ -313,70 +320,6 @@ inline bounded apply_bounded(const detail::node& n, const bounded* operands) {
   if (std::isinf(value) || std::isnan(value)) return {value, deviation, plausible};
   const double radius = deviation + op_error(n, value);
   return {value, std::fabs(value) + radius > largest(n.type) ? unknown : radius, plausible};
-}
-
-/// Evaluates description d's nodes at one element in order: a leaf's value is leaf(node), an op
-/// node's is op(node, its operands' values).
-template <class Value, class Leaf, class Op>
-void evaluate_nodes(const detail::kernel_desc& d, std::vector<Value>& values, Leaf&& leaf, Op&& op) {
-  values.resize(d.node_count);
-  for (unsigned i = 0; i < d.node_count; ++i) {
-    const detail::node& n = d.nodes[i];
-    if (n.op == detail::op_id::input || n.op == detail::op_id::scalar) {
-      values[i] = leaf(n);
-      continue;
-    }
-    Value operands[3];
-    for (int a = 0; a < n.arity; ++a) operands[a] = values[n.arg[a]];
-    values[i] = op(n, operands);
-  }
-}
-
-/// The description's output k at one element, with its bound: input(slot) is the slot's value
-/// there (exact), scalars the scalar arguments'.
-template <class Input> bounded evaluate_element(const detail::kernel_desc& d, unsigned k, Input&& input,
-                                                const long double* scalars, std::vector<bounded>& values) {
-  auto leaf = [&](const detail::node& n) {
-    const long double v = n.op == detail::op_id::input ? input(n.arg[0]) : scalars[n.arg[0]];
-    return bounded{v, 0, v};
-  };
-  evaluate_nodes(d, values, leaf, [&](const detail::node& n, bounded* operands) {
-    for (int a = 0; a < n.arity; ++a) operands[a] = convert(operands[a], d.nodes[n.arg[a]].type, n.arg_type[a]);
-    return apply_bounded(n, operands);
-  });
-  const unsigned root = d.out_nodes[k];
-  return convert(values[root], d.nodes[root].type, d.out_types[k]);
-}
-
-/// The same element computed as the GPU computes it, each node in its own dtype, with the host's
-/// math: what the bound must cover.
-template <class Input> long double evaluate_element_in_own_dtypes(const detail::kernel_desc& d, unsigned k,
-                                                                  Input&& input, const long double* scalars,
-                                                                  std::vector<long double>& values) {
-  auto leaf = [&](const detail::node& n) { return n.op == detail::op_id::input ? input(n.arg[0]) : scalars[n.arg[0]]; };
-  evaluate_nodes(d, values, leaf, [&](const detail::node& n, long double* operands) {
-    for (int a = 0; a < n.arity; ++a)
-      operands[a] = as_dtype(d.nodes[n.arg[a]].type, n.arg_type[a], operands[a], precision::own_dtypes);
-    return apply_reference(n, operands, precision::own_dtypes);
-  });
-  const unsigned root = d.out_nodes[k];
-  return as_dtype(d.nodes[root].type, d.out_types[k], values[root], precision::own_dtypes);
-}
-
-/// The fuzzer's judge of one output element of dtype `out`, evaluated fused (one kernel) and
-/// unfused (one kernel per node), against its host evaluation `ref`: why they are wrong, or null.
-/// Undetermined elements are not judged. Elsewhere NaN must be where the reference has it, the
-/// unfused result within the bound (each op agrees with its host reference) and the fused error at
-/// most twice the unfused one plus the bound; integers are exact.
-inline const char* misjudged(dtype out, const bounded& ref, long double fused, long double unfused) {
-  if (!ref.determined()) return nullptr;
-  if (!is_floating(out)) return fused == ref.value && unfused == ref.value ? nullptr : "integer result differs";
-  if (std::isnan(ref.value) || std::isnan(fused) || std::isnan(unfused))
-    return std::isnan(ref.value) && std::isnan(fused) && std::isnan(unfused) ? nullptr : "NaN placement differs";
-  const double fused_error = distance(fused, ref.value), unfused_error = distance(unfused, ref.value);
-  if (unfused_error > ref.radius) return "unfused (op by op) differs from the host reference beyond the bound";
-  if (fused_error > 2 * unfused_error + ref.radius) return "fused error exceeds 2 x unfused error + bound";
-  return nullptr;
 }
 
 }  // namespace jet::test

@@ -1,10 +1,11 @@
 // Random well-typed expressions over the op table, built at run time as kernel descriptions (no
 // template instantiation per expression), typed with jet::detail::resolve as the templates are.
-// Each comes with operands of random dtypes, shapes and layouts (broadcast rows and columns,
-// transposed, sliced, reversed, misaligned), random scalars, an output placement and random data
-// with special values mixed in; all of it follows from one seed.
+// Each comes with operands of random dtypes (complex ones in complex trees), shapes and layouts
+// (broadcast rows and columns, transposed, sliced, reversed, misaligned), random scalars, an
+// output placement and random data with special values mixed in; all of it follows from one seed.
 #pragma once
 
+#include "random_data.hpp"
 #include "reference.hpp"  // offset_of
 #include "runtime_desc.hpp"
 
@@ -35,10 +36,16 @@
 namespace jet::test {
 
 /// The dtypes the fuzzer's array operands, casts and outputs have: every dtype jet has (bool also
-/// from comparisons). C++ scalars have the dtypes scalar_dtype_of gives them.
-inline constexpr dtype all_dtypes[] = {dtype::boolean, dtype::int8,     dtype::uint8,   dtype::int16,
-                                       dtype::int32,   dtype::uint32,   dtype::int64,   dtype::uint64,
-                                       dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64};
+/// from comparisons), the complex ones in complex trees (and from make_complex and polar). C++
+/// scalars have the real dtypes scalar_dtype_of gives them.
+inline constexpr dtype real_dtypes[] = {dtype::boolean, dtype::int8,     dtype::uint8,   dtype::int16,
+                                        dtype::int32,   dtype::uint32,   dtype::int64,   dtype::uint64,
+                                        dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64};
+inline constexpr dtype complex_dtypes[] = {dtype::complex64, dtype::complex128};
+inline constexpr dtype all_dtypes[] = {dtype::boolean,   dtype::int8,      dtype::uint8,   dtype::int16,
+                                       dtype::int32,     dtype::uint32,    dtype::int64,   dtype::uint64,
+                                       dtype::float16,   dtype::bfloat16,  dtype::float32, dtype::float64,
+                                       dtype::complex64, dtype::complex128};
 inline constexpr dtype scalar_dtypes[] = {dtype::boolean, dtype::int32,   dtype::int32,   dtype::int64,  dtype::uint32,
                                           dtype::uint64,  dtype::float32, dtype::float32, dtype::float64};
 
@@ -52,8 +59,7 @@ inline const char* cpp_name(dtype t) {
   return names[static_cast<std::size_t>(t)];
 }
 
-/// The op table at run time, in table order, but for the ops that make complex values (the
-/// fuzzer's references are real: complex ones have tests of their own).
+/// The op table at run time, in table order.
 struct op_entry {
   detail::op_id id;
   detail::rule rule;
@@ -66,7 +72,7 @@ inline const std::vector<op_entry>& op_table() {
     std::vector<op_entry> t;
     ops::for_each_op([&](auto op) {
       using Op = decltype(op);
-      if (!makes_complex(Op::rule)) t.push_back({Op::id, Op::rule, Op::domain, Op::arity, Op::name});
+      t.push_back({Op::id, Op::rule, Op::domain, Op::arity, Op::name});
     });
     return t;
   }();
@@ -85,117 +91,6 @@ inline const std::vector<const op_entry*>& drawn_ops() {
 }
 inline const op_entry& op_for(detail::op_id id) {
   return *std::find_if(op_table().begin(), op_table().end(), [id](const op_entry& e) { return e.id == id; });
-}
-
-/// The generator's random source: every choice of one expression comes from one engine.
-class chooser {
- public:
-  explicit chooser(std::uint64_t seed) : engine_(seed) {}
-  /// An integer in [0, n).
-  std::size_t below(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(engine_); }
-  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(engine_) < p; }
-  double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(engine_); }
-  template <class C> const auto& pick(const C& c) { return *(std::begin(c) + below(std::size(c))); }
-
- private:
-  std::mt19937_64 engine_;
-};
-
-/// Special values of each dtype, mixed into operand data and scalars: NaN, infinities, signed
-/// zeros, denormals, huge and tiny magnitudes, the edges of float32 and of the integer ranges (and
-/// of the narrower ones inside a wider integer's range).
-inline const std::vector<long double>& special_values(dtype t) {
-  static const auto table = per_dtype([](auto x) {
-    using T = decltype(x);
-    using L = std::numeric_limits<T>;
-    std::vector<long double> v;
-    if constexpr (std::is_same_v<T, bool>) {
-      v = {0, 1};
-    } else if constexpr (std::is_integral_v<T>) {
-      for (long double c : {static_cast<long double>(L::lowest()),
-                            static_cast<long double>(L::lowest()) + 1,
-                            static_cast<long double>(L::max()),
-                            static_cast<long double>(L::max()) - 1,
-                            0.0L,
-                            1.0L,
-                            -1.0L,
-                            2.0L,
-                            -2.0L,
-                            127.0L,
-                            128.0L,
-                            -129.0L,
-                            255.0L,
-                            256.0L,
-                            32767.0L,
-                            -32769.0L,
-                            65535.0L,
-                            65536.0L,
-                            46341.0L,
-                            2147483648.0L,
-                            -2147483649.0L,
-                            4294967295.0L,
-                            4294967296.0L,
-                            9007199254740993.0L,
-                            -9007199254740993.0L,
-                            3037000500.0L})
-        if (c >= static_cast<long double>(L::lowest()) && c <= static_cast<long double>(L::max())) v.push_back(c);
-    } else {
-      v = {L::quiet_NaN(),
-           L::infinity(),
-           -L::infinity(),
-           0.0L,
-           -0.0L,
-           L::denorm_min(),
-           -L::denorm_min(),
-           L::min(),
-           L::min() / 4,
-           L::max(),
-           L::lowest(),
-           1e30L,
-           -1e30L,
-           1e-30L,
-           -1e-30L,
-           88.72L,
-           -103.9L,
-           1e10L,
-           0.5L,
-           1,
-           -1,
-           2147483648.0L,
-           -2147483648.0L,
-           9223372036854775808.0L,
-           -9223372036854775808.0L,
-           65504.0L,
-           65520.0L,
-           3e-8L};
-      if constexpr (sizeof(T) == 8) v.insert(v.end(), {1e300L, -1e300L, 1e-300L, 709.7L, 3.5e38L, -3.5e38L});
-      for (long double& e : v) e = static_cast<T>(e);  // each as the dtype holds it
-    }
-    return v;
-  });
-  return table[static_cast<std::size_t>(t)];
-}
-
-/// v as dtype t holds it (for the values drawn here: rounded, for floating types).
-inline long double held_as(dtype t, double v) {
-  return visit_real(t, [&](auto x) { return static_cast<long double>(static_cast<decltype(x)>(v)); });
-}
-
-/// One random element value of dtype t: special with probability special_rate, else moderate:
-/// floating in [-4, 4] (a fifth of them whole), signed integers in [-50, 50], unsigned ones in
-/// [0, 100]; when `positive`, floating ones mostly in [0.1, 4) and integers in [1, 50], where
-/// logarithms and roots are defined. Exact in long double for every dtype.
-inline long double random_value(dtype t, chooser& c, double special_rate, bool positive) {
-  if (c.chance(special_rate)) return c.pick(special_values(t));
-  if (t == dtype::boolean) return c.below(2);
-  if (!is_floating(t)) {
-    if (positive) return 1 + static_cast<long double>(c.below(50));
-    return static_cast<long double>(c.below(101)) - (detail::traits_of(t).is_signed ? 50 : 0);
-  }
-  const double v = c.chance(0.2) ? static_cast<double>(c.below(9)) - 4
-                   : positive    ? c.uniform(0.1, 4)
-                                 : c.uniform(-4, 4);
-  return held_as(t, v);
 }
 
 /// Where an array operand (or the output) lies in its allocation.
@@ -256,7 +151,7 @@ inline constexpr const char* output_forms[] = {"full", "full", "full", "transpos
 struct random_operand {
   dtype type;
   placement where;
-  std::vector<long double> values;  // exact
+  std::vector<std::complex<long double>> values;  // exact (a real dtype's imaginary parts are 0)
 };
 
 /// Sizes around the vector width and the tile (threads x ilp x vec = 256 x vec elements: 256,
@@ -390,12 +285,27 @@ inline std::string random_expression::text() const {
          std::string(name(nodes.back().type)) + "\n";
 }
 
+/// The share of trees drawn complex (complex operands); make_complex, polar and casts make complex
+/// values in others.
+inline constexpr double complex_tree_rate = 0.12;
+
+/// Where in its allocation an array of dtype t starts, in whole elements: at its start, or (with
+/// probability p) 1 to 15 bytes after it where an element is narrower than 16 bytes.
+inline std::int64_t random_misalignment(dtype t, chooser& c, double p) {
+  const std::int64_t per_vector = 16 / size_of(t);
+  if (per_vector == 1 || !c.chance(p)) return 0;
+  return 1 + static_cast<std::int64_t>(c.below(per_vector - 1));
+}
+
 /// The random expression of `seed`.
 inline random_expression make_random_expression(std::uint64_t seed, const expression_limits& limits = {}) {
   chooser c(seed);
   random_expression r;
   r.seed = seed;
   r.special_rate = c.pick(std::initializer_list<double>{0, 0, 0.02, 0.1, 0.3});
+  // A complex tree reads complex operands (the first, and each after the second at even odds) and
+  // a real one at least (the second), which a where's condition can read.
+  const bool complex_tree = c.chance(complex_tree_rate);
 
   // The output's shape: 1-D, 2-D (mostly) or 3-D, sometimes empty.
   const int rank = c.pick(std::initializer_list<int>{1, 2, 2, 2, 3});
@@ -409,16 +319,17 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
                          c.pick(std::initializer_list<std::int64_t>{1, 3, 8, 17})};
 
   // The distinct array operands, each with its own dtype, placement, misalignment and data.
-  const std::size_t distinct = 1 + c.below(limits.max_distinct_inputs);
+  const std::size_t distinct = std::max<std::size_t>(1 + c.below(limits.max_distinct_inputs), complex_tree ? 2 : 1);
+  std::vector<std::uint8_t> real_operands;
   for (std::size_t k = 0; k < distinct; ++k) {
     random_operand o;
-    o.type = c.pick(all_dtypes);
-    const std::int64_t per_vector = 16 / size_of(o.type);  // a misalignment is a whole number of elements
-    const std::int64_t misalignment = c.chance(0.5) ? 0 : 1 + static_cast<std::int64_t>(c.below(per_vector - 1));
-    o.where = make_placement(r.shape, c.pick(operand_forms), misalignment);
+    const bool complex_operand = complex_tree && (k == 0 || (k > 1 && c.chance(0.5)));
+    o.type = complex_operand ? c.pick(complex_dtypes) : c.pick(real_dtypes);
+    if (!complex_operand) real_operands.push_back(static_cast<std::uint8_t>(k));
+    o.where = make_placement(r.shape, c.pick(operand_forms), random_misalignment(o.type, c, 0.5));
     const bool positive = c.chance(0.4);
     o.values.resize(o.where.allocation);
-    for (long double& v : o.values) v = random_value(o.type, c, r.special_rate, positive);
+    for (auto& v : o.values) v = random_element(o.type, c, r.special_rate, positive);
     r.operands.push_back(std::move(o));
   }
 
@@ -448,12 +359,13 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     r.slot_operand.push_back(operand);
     return n;
   };
-  auto add_leaf = [&](bool allow_scalar) -> std::uint16_t {
+  // A leaf of a real subtree reads a real operand (there is one: complex trees have one).
+  auto add_leaf = [&](bool allow_scalar, bool real) -> std::uint16_t {
     if (allow_scalar && c.chance(0.2)) {
       const dtype t = c.pick(scalar_dtypes);
       r.nodes.push_back(add_scalar(t, random_value(t, c, r.special_rate, c.chance(0.4))));
     } else {
-      r.nodes.push_back(add_input(static_cast<std::uint8_t>(c.below(distinct))));
+      r.nodes.push_back(add_input(real ? c.pick(real_operands) : static_cast<std::uint8_t>(c.below(distinct))));
     }
     return static_cast<std::uint16_t>(r.nodes.size() - 1);
   };
@@ -469,12 +381,12 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     return {size, deepest + 1};
   };
   // A copy of an earlier subtree with an op at its root that fits at `depth` (in depth, ops and
-  // input slots), over the same operands and scalar values or, sometimes, others of their dtypes;
-  // none when none fits.
-  auto repeat_subtree = [&](int depth) -> std::optional<std::uint16_t> {
+  // input slots; a real value where one must be), over the same operands and scalar values or,
+  // sometimes, others of their dtypes; none when none fits.
+  auto repeat_subtree = [&](int depth, bool real) -> std::optional<std::uint16_t> {
     std::vector<std::size_t> fitting;
     for (std::size_t j = 0; j < r.nodes.size(); ++j) {
-      if (r.nodes[j].arity == 0) continue;
+      if (r.nodes[j].arity == 0 || (real && is_complex(r.nodes[j].type))) continue;
       const auto [size, deep] = extent(extent, j);
       int ops = 0;
       std::size_t inputs = 0;
@@ -508,12 +420,14 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     if (c.chance(1.0 / 3)) r.nodes[j].named = r.nodes.back().named = true;  // a jet::let value and its use
     return static_cast<std::uint16_t>(r.nodes.size() - 1);
   };
-  auto grow = [&](auto& self, int depth, bool allow_scalar) -> std::uint16_t {
+  // A subtree at `depth`; a real value where `real` (a where's condition is never complex, and
+  // neither are its other operands where it must be real).
+  auto grow = [&](auto& self, int depth, bool allow_scalar, bool real) -> std::uint16_t {
     if (depth > 1 && c.chance(limits.repeat_rate))
-      if (const std::optional<std::uint16_t> copy = repeat_subtree(depth)) return *copy;
+      if (const std::optional<std::uint16_t> copy = repeat_subtree(depth, real)) return *copy;
     const bool leaf =
         depth > 1 && (depth == limits.max_depth || ops_placed >= limits.max_ops || c.chance(0.1 + 0.1 * depth));
-    if (leaf) return add_leaf(allow_scalar);
+    if (leaf) return add_leaf(allow_scalar, real);
     ++ops_placed;
     const op_entry* op = c.pick(drawn_ops());
     std::uint16_t args[3];
@@ -521,15 +435,16 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     bool weak[3];
     bool any_array = false;
     for (int k = 0; k < op->arity; ++k) {
-      args[k] = self(self, depth + 1, any_array || k + 1 < op->arity);
+      args[k] = self(self, depth + 1, any_array || k + 1 < op->arity, op->arity == 3 && (real || k == 0));
       in[k] = r.nodes[args[k]].type;
       weak[k] = r.nodes[args[k]].op == detail::op_id::scalar;  // C++ scalars are weak (jet::promote)
       any_array = any_array || !weak[k];
     }
     const dtype target = c.pick(all_dtypes);  // read by cast only
     detail::typing t = detail::resolve(op->rule, op->arity, in, weak, target);
-    // An op whose domain refuses these operands gives way to one of the same arity that takes them.
-    while (!detail::accepts(op->domain, op->rule, op->arity, t)) {
+    // An op whose domain refuses these operands gives way to one of the same arity that takes them
+    // (and makes a real value where one must be).
+    while (!detail::accepts(op->domain, op->rule, op->arity, t) || (real && is_complex(t.result))) {
       const int arity = op->arity;
       do op = &c.pick(op_table());
       while (op->arity != arity);
@@ -543,7 +458,7 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
     r.nodes.push_back(n);
     return static_cast<std::uint16_t>(r.nodes.size() - 1);
   };
-  r.out_node[0] = grow(grow, 1, false);
+  r.out_node[0] = grow(grow, 1, false, false);
   const detail::repeats_of_nodes<max_random_nodes> found(r.nodes.data(), r.nodes.size());
   r.repeats.assign(found.list.begin(), found.list.begin() + found.count);
 
@@ -551,11 +466,11 @@ inline random_expression make_random_expression(std::uint64_t seed, const expres
   // it reads only rows, columns or single elements.
   r.shape = detail::broadcast_shape(r.desc(), r.input_layouts().data());
 
-  // Stored in the expression's dtype, or converted on store into another.
-  r.out_type[0] = c.chance(0.25) ? c.pick(all_dtypes) : r.nodes.back().type;
-  const std::int64_t per_vector = 16 / size_of(r.out_type[0]);
-  r.output = make_placement(r.shape, c.pick(output_forms),
-                            c.chance(0.7) ? 0 : 1 + static_cast<std::int64_t>(c.below(per_vector - 1)));
+  // Stored in the expression's dtype, or converted on store into another (a complex value only
+  // into a complex dtype: no rule converts it to a real one).
+  const dtype root = r.nodes.back().type;
+  r.out_type[0] = !c.chance(0.25) ? root : is_complex(root) ? c.pick(complex_dtypes) : c.pick(all_dtypes);
+  r.output = make_placement(r.shape, c.pick(output_forms), random_misalignment(r.out_type[0], c, 0.3));
   return r;
 }
 
