@@ -129,7 +129,8 @@ bool memory_pool_setting() {
 
 bool fft_callbacks_setting() {
   static const bool on =
-      parsed_value_of("JET_FFT_CALLBACKS", parse_on_off, "want on or off", "fusing FFT operands").value_or(true);
+      parsed_value_of("JET_FFT_CALLBACKS", parse_on_off, "want on or off", "storing FFT operands first")
+          .value_or(false);
   return on;
 }
 

@@ -57,7 +57,8 @@ std::optional<std::uint64_t> outline_cost_setting();
 jit_policy jit_policy_setting();
 /// JET_MEMORY_POOL; on by default.
 bool memory_pool_setting();
-/// JET_FFT_CALLBACKS; on by default: an FFT's operand expression is computed in cuFFT's loads.
+/// JET_FFT_CALLBACKS; off by default. On: an FFT's operand expression is computed in cuFFT's
+/// loads (README, "FFT", says why that is not the default).
 bool fft_callbacks_setting();
 /// JET_LOG; warning by default.
 log_level log_level_setting();

@@ -307,7 +307,7 @@ TEST_CASE("fft host path: an operand expression computed in cuFFT's loads by an 
   r->refuse_callbacks = 0;
 }
 
-TEST_CASE("fft host path: JET_FFT_CALLBACKS=off stores the operand first", "[.][fft_callbacks_off]") {
+TEST_CASE("fft host path: by default (JET_FFT_CALLBACKS unset) the operand is stored first", "[.][fft_callbacks_off]") {
   jet::test::null_cufft_record* r = null_cufft();
   const jet::array<cf> x(jet::shape{4, 6});
   r->execs = 0;

@@ -1,7 +1,7 @@
-// FFTs by cuFFT, loaded at run time: jet::fft(x * window) computes its operand (any expression,
-// array or view) inside cuFFT's loads, through an LTO callback that NVRTC compiles, or else
-// evaluates it into a scratch buffer in one kernel first; cuFFT transforms it into a new array.
-// NumPy's conventions: forward unnormalized, inverse scaled by 1/n.
+// FFTs by cuFFT, loaded at run time: jet::fft(x * window) evaluates its operand (any expression,
+// array or view) into a scratch buffer in one kernel (with JET_FFT_CALLBACKS=on, computes it in
+// cuFFT's loads through an LTO callback that NVRTC compiles instead); cuFFT transforms it into a
+// new array. NumPy's conventions: forward unnormalized, inverse scaled by 1/n.
 #pragma once
 
 #include <jet/array.hpp>
@@ -63,9 +63,9 @@ void fft_require_library();
 void fft_execute(const fft_geometry& g, bool double_precision, void* buffer, void* output);
 
 /// The same for the buffer that e (the operand into the part of the buffer it covers) fills: e
-/// computed in cuFFT's loads where an LTO callback can do it (the buffer then never written, and
-/// zeros where it pads computed too), else evaluated into the buffer, zero-filled first where it
-/// pads.
+/// evaluated into the buffer, zero-filled first where it pads; or, with JET_FFT_CALLBACKS=on and
+/// where an LTO callback can, computed in cuFFT's loads (the buffer then never written, and the
+/// zeros where it pads computed too).
 void fft_execute_from(const fft_geometry& g, bool double_precision, const evaluation& e, void* buffer, void* output);
 
 /// Plans cuFFT made in this process (the plan cache's misses).

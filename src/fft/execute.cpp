@@ -89,7 +89,8 @@ void transform(const fft_geometry& g, bool double_precision, void* buffer, void*
       direction_of(g.kind));
 }
 
-// Whether g's operand can be computed in cuFFT's loads: LTO callbacks are on and loaded, the
+// Whether g's operand is computed in cuFFT's loads: LTO callbacks are asked for (JET_FFT_CALLBACKS:
+// off by default, slower than storing the operand first on the H100 measured) and loaded, the
 // transform reads its buffer only once (not C2R, which reads a buffer jet has fixed first, nor
 // R2C along a middle axis, which reads a moved copy), the operand has elements, and the stream
 // is not being captured (the parameter block is copied from host memory, which a graph would

@@ -97,8 +97,13 @@ template <class T> std::complex<T> expm1_reference(std::complex<T> w) {
   const T h = std::sin(w.imag() / 2);
   return {std::expm1(w.real()) * std::cos(w.imag()) - 2 * h * h, std::exp(w.real()) * std::sin(w.imag())};
 }
+// |1 + w|^2 - 1 = a(2 + a) + b^2 cancels itself near w = -1, where log |1 + w| is log of a small
+// hypot (1 + a exact there) instead.
 template <class T> std::complex<T> log1p_reference(std::complex<T> w) {
-  return {std::log1p(w.real() * (2 + w.real()) + w.imag() * w.imag()) / 2, std::atan2(w.imag(), 1 + w.real())};
+  const T a = w.real(), b = w.imag();
+  const T modulus =
+      std::fabs(a) + std::fabs(b) < T(0.5) ? std::log1p(a * (2 + a) + b * b) / 2 : std::log(std::hypot(1 + a, b));
+  return {modulus, std::atan2(b, 1 + a)};
 }
 
 // The elements of got not close to want(i), the first five printed.

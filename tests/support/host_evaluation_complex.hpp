@@ -109,6 +109,29 @@ inline bool exact_complex_op(detail::op_id op) {
   }
 }
 
+/// Whether op turns a part of an operand into a phase (polar's angle, the imaginary part of exp's
+/// argument, the real part of sin's ...): across an interval of a radian's sixteenth or more the
+/// result turns around, which the region's corners and midpoints cannot see.
+inline bool takes_a_phase(detail::op_id op) {
+  using detail::op_id;
+  switch (op) {
+    case op_id::polar:
+    case op_id::exp:
+    case op_id::expm1:
+    case op_id::sin:
+    case op_id::cos:
+    case op_id::tan:
+    case op_id::sinh:
+    case op_id::cosh:
+    case op_id::tanh:
+    case op_id::pow:
+    case op_id::power:
+    case op_id::float_power: return true;
+    default: return false;
+  }
+}
+inline constexpr double widest_phase = 1.0 / 16;
+
 /// Whether op passes infinite and NaN parts on as jet's complex tests pin them down: exactly, or
 /// part by part as real arithmetic does.
 inline bool passes_specials_part_by_part(detail::op_id op) {
@@ -238,8 +261,10 @@ inline bounded apply_complex_bounded(const detail::node& n, const bounded* o) {
   const complex_value w = complex_op(n.op, centers), plausible = apply_complex_in_own_dtypes(n, rounded_centers);
   special = special || !std::isfinite(w.real()) || !std::isfinite(w.imag());
   const bounded undetermined{w.real(), unknown, plausible.real(), w.imag(), unknown, plausible.imag()};
-  for (int k = 0; k < n.arity; ++k)
+  for (int k = 0; k < n.arity; ++k) {
     if (!o[k].determined()) return undetermined;
+    if (takes_a_phase(n.op) && std::max(o[k].radius, o[k].imag_radius) >= widest_phase) return undetermined;
+  }
   if (special && !passes_specials_part_by_part(n.op)) return undetermined;
   const complex_value deviation = complex_deviation(n, o, w);
   const double re = static_cast<double>(deviation.real()), im = static_cast<double>(deviation.imag());

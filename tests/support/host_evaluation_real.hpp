@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 #include <vector>
 
@@ -206,10 +207,29 @@ inline bounded convert(bounded v, dtype from, dtype to) {
   return {value, alike ? 0 : unknown, plausible};
 }
 
+/// The period of a periodic op (0 for the others; the Bessel functions oscillate too, with no
+/// period: their 17 samples span less than a half wave wherever a float64 operand's radius is
+/// small against their spacing of zeros, about pi).
+inline long double period_of(detail::op_id op) {
+  using detail::op_id;
+  switch (op) {
+    case op_id::sin:
+    case op_id::cos: return 2 * std::numbers::pi_v<long double>;
+    case op_id::tan: return std::numbers::pi_v<long double>;
+    case op_id::sinpi:
+    case op_id::cospi: return 2;
+    default: return 0;
+  }
+}
+
 /// How far a one-operand op may move from `value` as its floating operand o moves across its
-/// interval: sampled at 17 points; unknown unless the samples rise or fall monotonically.
+/// interval: sampled at 17 points; unknown unless the samples rise or fall monotonically, and
+/// unknown for a periodic op across an eighth of its period or more, where 17 samples may all
+/// fall on the same phase (cospi of an interval of half-integers spaced by whole numbers: fuzz
+/// case 15792821365334941356).
 inline double unary_deviation(const detail::node& n, const bounded& o, long double value) {
   if (!o.determined()) return unknown;
+  if (const long double period = period_of(n.op); period != 0 && 2 * o.radius >= period / 8) return unknown;
   double deviation = 0;
   int rising = 0, falling = 0;
   long double previous = 0;
