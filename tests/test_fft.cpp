@@ -299,6 +299,17 @@ TEST_CASE("fft host path: an operand expression computed in cuFFT's loads by an 
   (void)jet::rfft(jet::array<float>(jet::shape{3, 4, 5}) * 2.f, jet::axis{1});
   CHECK(r->callbacks == callbacks + 4);
 
+  // Inside a capture the operand is stored first: the parameter block would be copied from host
+  // memory that the graph's replays read again.
+  {
+    jet::stream s;
+    jet::stream_guard on(s);
+    jet::array<cf> captured;
+    r->execs = 0;
+    const jet::graph g = jet::capture([&] { captured = jet::fft(x * window * 2.f); });
+    CHECK((r->callbacks == callbacks + 4 && r->execs == 1 && r->stream == s.handle()));
+  }
+
   // A callback cuFFT refuses: the plan is made without one, the operand stored first.
   r->refuse_callbacks = 5;  // CUFFT_INTERNAL_ERROR
   r->execs = 0;
