@@ -298,6 +298,8 @@ void complex_and_fft() {
   const jet::array<float> w = jet::random_normal(jet::shape{static_cast<std::int64_t>(m)}, 32);
   jet::array<float> power(m);
   report("jet", "fft", "complex64", m, median_ms([&] { (void)jet::fft(x); }, 20), 2.0 * double(m) * 8);
+  // One operand and a scalar: with JET_FFT_CALLBACKS=on, the callback's cost apart from a second operand's.
+  report("jet", "fft_scaled", "complex64", m, median_ms([&] { (void)jet::fft(x * 1.5f); }, 20), 16.0 * double(m));
   report("jet", "fft_product", "complex64", m, median_ms([&] { (void)jet::fft(x * w); }, 20), 20.0 * double(m));
   report("jet", "spectrum", "complex64", m, median_ms([&] { power = jet::abs2(jet::fft(x * w)); }, 20),
          20.0 * double(m));
