@@ -60,5 +60,8 @@ TEST_CASE("float64 j0, j1, y0, y1 from 4096 to 2^1023: within 4 ulps of the ampl
   INFO("worst error " << worst << " of the bound (4 ulps of the amplitude sqrt(2 / (pi x)))");
   CHECK(worst <= 1);
   CHECK(device_text::jet_bessel_j<0>(std::numeric_limits<double>::infinity()) == 0);
-  CHECK(device_text::jet_bessel_j<0>(4095.0) == ::j0(4095.0));  // below 4096: C's (CUDA's on the device)
+  // Below 4096: C's (CUDA's on the device). A volatile argument, as g++ may fold j0 of a constant
+  // with MPFR (correctly rounded), which need not be glibc's run-time value.
+  volatile double below = 4095.0;
+  CHECK(device_text::jet_bessel_j<0>(below) == ::j0(below));
 }
