@@ -87,9 +87,9 @@ plan_cache& cache() {
 
 fft_plan::fft_plan(const fft_plan_key& key) {
   const std::string what = "for a " + describe(key);
-  const bool fuse = key.load.desc && cufft().set_jit_callback;
-  if (!(fuse && make(key, true, what))) make(key, false, what);
-  ++plans_created;
+  // A refused callback leaves no cuFFT plan here, only the refusal, so that it is not tried again:
+  // the operand is then stored first and transformed by its layout's plain plan.
+  if (make(key, key.load.desc != nullptr, what)) ++plans_created;
 }
 
 // cufftCreate, the callback, then the plan: cuFFT links a callback in when it plans. False when
@@ -140,7 +140,7 @@ cufft_result fft_plan::set_load_callback(const fft_plan_key& key) {
 }
 
 fft_plan::~fft_plan() {
-  cufft().cufftDestroy(handle_);
+  if (handle_ != -1) cufft().cufftDestroy(handle_);
   if (parameters_) driver().cuMemFree(reinterpret_cast<CUdeviceptr>(parameters_));
 }
 

@@ -34,9 +34,9 @@ struct fft_plan_key {
 };
 
 /// A cuFFT plan. Executions lock `running` from cufftSetStream to the last cufftExec*: cuFFT's
-/// calls on one plan are not safe from several threads at once. A plan asked for a load callback
-/// that cuFFT refuses (no LTO callbacks before cuFFT 11.3; a kernel out of resources) is made
-/// without: fused() says which it is.
+/// calls on one plan are not safe from several threads at once. An entry asked for a load
+/// callback that cuFFT refuses (a kernel out of resources) holds no cuFFT plan: fused() is false,
+/// and the caller transforms with the plain plan of the layout.
 class fft_plan {
  public:
   explicit fft_plan(const fft_plan_key& key);
