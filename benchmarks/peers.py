@@ -838,8 +838,12 @@ def black_scholes_phase():
 
 
 def main():
-    for phase in (first_phase, prepare_phase, sweep_phase, layout_phase, complex_phase, reduction_phase,
-                  overhead_phase, black_scholes_phase):
+    phases = (first_phase, prepare_phase, sweep_phase, layout_phase, complex_phase, reduction_phase,
+              overhead_phase, black_scholes_phase)
+    # `peers.py complex black_scholes` runs those phases alone (each stands on its own but sweep and
+    # layout, which need prepare's data).
+    chosen = [p for p in phases if not sys.argv[1:] or p.__name__.removesuffix("_phase") in sys.argv[1:]]
+    for phase in chosen:
         try:
             phase()
         except Exception as e:  # noqa: BLE001  (never abort the whole script)
