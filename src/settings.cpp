@@ -71,13 +71,16 @@ std::optional<std::uint64_t> parse_decimal(std::string_view text) {
   return n;
 }
 
-std::optional<threads_and_ilp> parse_kernel_shape(std::string_view text) {
+std::optional<kernel_shape_choice> parse_kernel_shape(std::string_view text) {
   const std::size_t comma = text.find(',');
   if (comma == std::string_view::npos) return std::nullopt;
+  const std::size_t second = text.find(',', comma + 1);
   const std::optional<unsigned> threads = parse_in_range(text.substr(0, comma), 32, 1024);
-  const std::optional<unsigned> ilp = parse_in_range(text.substr(comma + 1), 1, 16);
-  if (!threads || *threads % 32 != 0 || !ilp) return std::nullopt;
-  return threads_and_ilp{*threads, *ilp};
+  const std::optional<unsigned> ilp = parse_in_range(text.substr(comma + 1, second - comma - 1), 1, 16);
+  std::optional<unsigned> vec = 0u;
+  if (second != std::string_view::npos) vec = parse_in_range(text.substr(second + 1), 1, 16);
+  if (!threads || *threads % 32 != 0 || !ilp || !vec || (*vec & (*vec - 1))) return std::nullopt;
+  return kernel_shape_choice{*threads, *ilp, *vec};
 }
 
 std::optional<unsigned> parse_interpreter_elements(std::string_view text) { return parse_in_range(text, 1, 16); }
@@ -95,10 +98,11 @@ std::optional<log_level> parse_log_level(std::string_view text) {
   return parse_word<log_level>(text, {{"warning", log_level::warning}, {"info", log_level::info}});
 }
 
-std::optional<threads_and_ilp> kernel_shape_setting() {
-  static const std::optional<threads_and_ilp> shape = parsed_value_of(
+std::optional<kernel_shape_choice> kernel_shape_setting() {
+  static const std::optional<kernel_shape_choice> shape = parsed_value_of(
       "JET_KERNEL_SHAPE", parse_kernel_shape,
-      "want <threads>,<ilp>: threads a multiple of 32 from 32 to 1024, ilp 1 to 16", "using jet's default shape");
+      "want <threads>,<ilp>[,<vec>]: threads a multiple of 32 from 32 to 1024, ilp 1 to 16, vec 1, 2, 4, 8 or 16",
+      "using jet's default shape");
   return shape;
 }
 

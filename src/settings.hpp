@@ -27,11 +27,13 @@ void log_info(const std::string& message);
 /// Decimal digits of a number that fits in 64 bits.
 std::optional<std::uint64_t> parse_decimal(std::string_view text);
 
-struct threads_and_ilp {
+struct kernel_shape_choice {
   unsigned threads, ilp;
+  unsigned vec;  // the widest vector in elements; 0: as wide as 16 bytes allow
 };
-/// JET_KERNEL_SHAPE: "<threads>,<ilp>", threads a multiple of 32 from 32 to 1024, ilp 1 to 16.
-std::optional<threads_and_ilp> parse_kernel_shape(std::string_view text);
+/// JET_KERNEL_SHAPE: "<threads>,<ilp>[,<vec>]", threads a multiple of 32 from 32 to 1024, ilp 1
+/// to 16, vec 1, 2, 4, 8 or 16.
+std::optional<kernel_shape_choice> parse_kernel_shape(std::string_view text);
 /// JET_INTERPRETER_ELEMENTS: 1 to 16.
 std::optional<unsigned> parse_interpreter_elements(std::string_view text);
 /// JET_JIT: sync, async or interpret.
@@ -47,7 +49,7 @@ std::optional<log_level> parse_log_level(std::string_view text);
 // ignores them.
 
 /// JET_KERNEL_SHAPE, when set to a valid shape.
-std::optional<threads_and_ilp> kernel_shape_setting();
+std::optional<kernel_shape_choice> kernel_shape_setting();
 /// JET_INTERPRETER_ELEMENTS, when set to a valid count.
 std::optional<unsigned> interpreter_elements_setting();
 /// JET_OUTLINE_COST, when set to a number: the formula cost above which a kernel compiles its

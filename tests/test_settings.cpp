@@ -23,10 +23,10 @@ namespace {
 using jet::jit_policy;
 using jet::detail::log_level;
 
-// The shape parsed, as "threads,ilp", or "refused".
+// The shape parsed, as "threads,ilp,vec" (vec 0: as wide as 16 bytes allow), or "refused".
 std::string shape(std::string_view text) {
   const auto s = jet::detail::parse_kernel_shape(text);
-  return s ? std::to_string(s->threads) + "," + std::to_string(s->ilp) : "refused";
+  return s ? std::to_string(s->threads) + "," + std::to_string(s->ilp) + "," + std::to_string(s->vec) : "refused";
 }
 
 }  // namespace
@@ -42,18 +42,22 @@ TEST_CASE("settings: numbers are decimal digits only, and must fit", "[cpu][sett
   }
 }
 
-TEST_CASE("settings: JET_KERNEL_SHAPE is threads (a multiple of 32, 32 to 1024) and ilp (1 to 16)", "[cpu][settings]") {
-  CHECK(shape("256,4") == "256,4");
-  CHECK(shape("32,1") == "32,1");
-  CHECK(shape("1024,16") == "1024,16");
+TEST_CASE("settings: JET_KERNEL_SHAPE is threads (a multiple of 32, 32 to 1024), ilp (1 to 16) and a vector width",
+          "[cpu][settings]") {
+  CHECK(shape("256,4") == "256,4,0");
+  CHECK(shape("32,1") == "32,1,0");
+  CHECK(shape("1024,16") == "1024,16,0");
+  CHECK(shape("256,4,2") == "256,4,2");
+  CHECK(shape("128,1,1") == "128,1,1");
+  CHECK(shape("128,1,16") == "128,1,16");
   // The values the issue found accepted: a negative count that wrapped to 256, trailing junk, and
   // a count that wrapped to 8 in 32 bits.
   CHECK(shape("-4294967040,2") == "refused");
   CHECK(shape("256,4junk") == "refused");
   CHECK(shape("4294967552,2") == "refused");
   CHECK(shape("256,4294967304") == "refused");
-  for (const char* bad : {"", "256", "256,", ",4", "256,4,2", "255,4", "0,4", "16,4", "2048,4", "256,0", "256,17",
-                          " 256,4", "256, 4", "256;4"}) {
+  for (const char* bad : {"", "256", "256,", ",4", "256,4,", "256,4,3", "256,4,0", "256,4,32", "256,4,2,1", "255,4",
+                          "0,4", "16,4", "2048,4", "256,0", "256,17", " 256,4", "256, 4", "256;4"}) {
     INFO(bad);
     CHECK(shape(bad) == "refused");
   }
@@ -106,8 +110,9 @@ TEST_CASE("a malformed variable is one warning naming it, its value and what is 
   INFO(printed);
   using jet::test::lines_with;
   CHECK(lines_with(printed,
-                   "jet: warning: JET_KERNEL_SHAPE=\"-4294967040,2\" is not valid (want <threads>,<ilp>: "
-                   "threads a multiple of 32 from 32 to 1024, ilp 1 to 16); using jet's default shape") == 1);
+                   "jet: warning: JET_KERNEL_SHAPE=\"-4294967040,2\" is not valid (want <threads>,<ilp>[,<vec>]: "
+                   "threads a multiple of 32 from 32 to 1024, ilp 1 to 16, vec 1, 2, 4, 8 or 16); using jet's "
+                   "default shape") == 1);
   CHECK(lines_with(printed,
                    "jet: warning: JET_CACHE_MAX_BYTES=\"12abc\" is not valid (want a number of bytes, in "
                    "decimal digits); keeping the cache within 1 GiB") == 1);

@@ -15,10 +15,10 @@ namespace jet::detail {
 kernel_shape shape_of(const variant_key& v) {
   // 128 threads with two 16-byte vectors per operand in flight: the best shape measured
   // (benchmarks/RESULTS.md).
-  // JET_KERNEL_SHAPE=threads,ilp replaces it for the whole process: a tuning knob for benchmark
-  // runs, read once.
+  // JET_KERNEL_SHAPE=threads,ilp[,vec] replaces it for the whole process (vec in
+  // max_vector_width): a tuning knob for benchmark runs, read once.
   static const kernel_shape chosen = [] {
-    const threads_and_ilp s = kernel_shape_setting().value_or(threads_and_ilp{128, 2});
+    const kernel_shape_choice s = kernel_shape_setting().value_or(kernel_shape_choice{128, 2, 0});
     return kernel_shape{s.threads, s.ilp, 0};
   }();
   // A rows kernel whose operands are read one element at a time (some row is misaligned for
@@ -32,7 +32,9 @@ unsigned max_vector_width(const kernel_desc& d) {
   int widest = 1;
   for (unsigned k = 0; k < d.out_count; ++k) widest = std::max(widest, size_of(d.out_types[k]));
   for (unsigned k = 0; k < d.input_count; ++k) widest = std::max(widest, size_of(d.input_types[k]));
-  return 16 / widest;
+  static const std::optional<kernel_shape_choice> setting = kernel_shape_setting();
+  const unsigned cap = setting ? setting->vec : 0;
+  return cap ? std::min<unsigned>(cap, 16 / widest) : 16 / widest;
 }
 
 variant_key default_variant(const kernel_desc& d) {

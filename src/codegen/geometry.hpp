@@ -46,7 +46,8 @@ struct launch_grid {
 };
 launch_grid grid_of(const variant_key& v, std::size_t n, const std::int64_t* extents);
 
-/// The widest vector (in elements) whose accesses stay within 16 bytes for every operand.
+/// The widest vector (in elements) whose accesses stay within 16 bytes for every operand, or
+/// JET_KERNEL_SHAPE's vec where that is narrower.
 unsigned max_vector_width(const kernel_desc& d);
 
 /// The variant for distinct, 16-byte aligned operands that the output does not alias.
