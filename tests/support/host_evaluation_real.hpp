@@ -172,8 +172,19 @@ inline double distance(long double x, long double c) {
   return static_cast<double>(std::fabs(x - c));
 }
 
+/// The magnitude op node n's rounding errors scale with: its result's, but for logaddexp and
+/// logaddexp2, the larger operand's where that is larger: they add a logarithm to it, so near a
+/// zero of the result (logaddexp(a, a) = a + log(2) at a = -log(2)) the rounding of the terms
+/// remains (fuzz case 9405417742478179059).
+inline long double rounding_magnitude(const detail::node& n, long double value, const bounded* operands) {
+  if (n.op != detail::op_id::logaddexp && n.op != detail::op_id::logaddexp2) return value;
+  const long double larger = std::max(std::fabs(operands[0].value), std::fabs(operands[1].value));
+  return std::isfinite(larger) ? std::max(std::fabs(value), larger) : value;
+}
+
 /// The error op node n may add to its result `value`: the dtype's floor above, or more where CUDA
-/// documents more for the op's function (op_accuracy.hpp), plus its absolute error.
+/// documents more for the op's function (op_accuracy.hpp), plus its absolute error; in ulps of
+/// `value` as rounding_magnitude gives it.
 inline double op_error(const detail::node& n, long double value) {
   const double own_ulp = ulp(n.type, value), float32_ulp = ulp(dtype::float32, value);
   const bool float64 = n.type == dtype::float64;
@@ -338,7 +349,7 @@ inline bounded apply_bounded(const detail::node& n, const bounded* operands) {
   if (!is_floating(n.type)) return {value, deviation == 0 ? 0 : unknown, plausible};
   if (deviation > std::fabs(value) / 16) return {value, unknown, plausible};
   if (std::isinf(value) || std::isnan(value)) return {value, deviation, plausible};
-  const double radius = deviation + op_error(n, value);
+  const double radius = deviation + op_error(n, rounding_magnitude(n, value, operands));
   return {value, std::fabs(value) + radius > largest(n.type) ? unknown : radius, plausible};
 }
 
