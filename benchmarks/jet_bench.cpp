@@ -7,7 +7,8 @@
 //   jet_bench [--quick] [--jet-only] [--interpreter-bandwidth] [--reductions] [--black-scholes] [--large]
 //             [--first-results] [--tag TAG]   (--disk-hit DIR: the child process of the first-result test)
 //     --quick     sizes 2^20 and 2^28 only;  --jet-only  skip every peer and the overhead/first tests
-//     --interpreter-bandwidth, --reductions, --black-scholes, --large, --first-results   that part alone
+//     --interpreter-bandwidth, --reductions, --black-scholes, --large, --complex   that part alone;
+//     --first-results   the interpreter's first results, then the compiled ones
 //     --tag TAG   print TUNE lines tagged TAG instead of RESULT lines (kernel-shape tuning runs)
 //   INTERP lines: the interpreter (see interpreter_first_results and interpreter_bandwidth).
 #include "black_scholes_bench.hpp"
@@ -444,8 +445,9 @@ void first_results(const char* self) {
   // Where that time goes: NVRTC's part of it, and NVRTC's floor, an empty kernel never seen before
   // compiled with jet's options (what no code generator can go below).
   std::printf("FIRST impl=jet_new_expression_nvrtc_part ms=%.1f\n", jet::stats().compile_ms - compiled_before);
-  // A complex expression compiles before its first result (no interpreter family computes in
-  // complex values): a mixer and a magnitude, complex division's and exp's helpers included.
+  // A complex expression compiled before its first result (this fresh cache holds no complex
+  // interpreter, which starts compiling now): a mixer and a magnitude, complex division's and
+  // exp's helpers included. Interpreted: INTERP kind=first_result_complex.
   std::printf("FIRST impl=jet_new_complex_expression ms=%.1f\n",
               first_result_ms(1 << 20, [](auto& x, auto& y, auto& z) {
                 z = jet::abs(jet::make_complex(x, y) * jet::exp(jet::make_complex(0.f, y)) / (x + 2.f));
@@ -602,16 +604,35 @@ void interpreter_first_results() {
   jet::array<float> x = jet::from_host(random_normal<float>(n, 23)), y = jet::from_host(random_normal<float>(n, 24)),
                     z(n);
   jet::set_jit_policy(jet::jit_policy::interpret);
-  // Loads the float32 interpreter: compiled by the first process on the machine, then a disk hit.
-  const jet::statistics before = jet::stats();
-  const auto t0 = clock_type::now();
-  z = x * 2.0f;
-  jet::synchronize();
-  std::printf("INTERP kind=interpreter_load ms=%.2f from=%s\n",
-              std::chrono::duration<double, std::milli>(clock_type::now() - t0).count(),
-              jet::stats().disk_hits > before.disk_hits ? "disk"
-              : jet::stats().compiles > before.compiles ? "nvrtc"
-                                                        : "memory");
+  // Loads family's interpreter by evaluating `load`: compiled by the first process on the machine,
+  // then a disk hit.
+  const auto load_interpreter = [](const char* family, const auto& load) {
+    const jet::statistics before = jet::stats();
+    const auto t0 = clock_type::now();
+    load();
+    jet::synchronize();
+    std::printf("INTERP kind=interpreter_load family=%s ms=%.2f from=%s\n", family,
+                std::chrono::duration<double, std::milli>(clock_type::now() - t0).count(),
+                jet::stats().disk_hits > before.disk_hits ? "disk"
+                : jet::stats().compiles > before.compiles ? "nvrtc"
+                                                          : "memory");
+  };
+  load_interpreter("float32", [&] { z = x * 2.0f; });
+  // The complex64 interpreter likewise; then a complex mixer (first_results' with x - 2, a kernel
+  // never seen), under async.
+  {
+    jet::array<std::complex<float>> w(n);
+    load_interpreter("complex64", [&] { w = jet::make_complex(x, y) * 2.0f; });
+    jet::set_jit_policy(jet::jit_policy::async);
+    const std::uint64_t interpreted = jet::stats().interpreted;
+    const auto t2 = clock_type::now();
+    z = jet::abs(jet::make_complex(x, y) * jet::exp(jet::make_complex(0.f, y)) / (x - 2.f));
+    jet::synchronize();
+    std::printf("INTERP kind=first_result_complex n=%zu ms=%.3f interpreted=%llu\n", n,
+                std::chrono::duration<double, std::milli>(clock_type::now() - t2).count(),
+                static_cast<unsigned long long>(jet::stats().interpreted - interpreted));
+    jet::set_jit_policy(jet::jit_policy::interpret);
+  }
   jet::set_disk_cache(false);
 
   // One never-seen expression, async: the call returns after the interpreter's launch.
@@ -701,6 +722,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (first_only) {
+    interpreter_first_results();
     first_results(argv[0]);
     return 0;
   }

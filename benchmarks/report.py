@@ -193,12 +193,16 @@ def interp_section(lines):
         return md + ["(no INTERP lines)", ""], "interpreter: no INTERP lines"
     load = [l for l in lines if l.get("kind") == "interpreter_load"]
     for l in load:
-        md.append(f"Interpreter load (float32 family): {l.get('ms')} ms, from {l.get('from')}.")
+        md.append(f"Interpreter load ({l.get('family', 'float32')} family): {l.get('ms')} ms, from {l.get('from')}.")
     firsts = [to_float(l.get("ms")) for l in lines if l.get("kind") == "first_result"]
     firsts = [v for v in firsts if v is not None]
     worst = max(firsts) if firsts else None
     md.append(f"Never-seen expression at 2^20 under async, call to result: "
               f"{', '.join(f2(v) for v in firsts) or '-'} ms (target <= 1 ms).")
+    for l in lines:
+        if l.get("kind") == "first_result_complex":
+            md.append(f"Never-seen complex expression (a mixer: make_complex, exp, division, abs) under async: "
+                      f"{l.get('ms')} ms, {l.get('interpreted')} interpreted launch(es).")
     md.append("")
     bw = {}
     for l in lines:

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -91,8 +92,16 @@ std::int64_t first_difference(jet::dtype t, const std::vector<unsigned char>& a,
   return -1;
 }
 
-// Random data of type T: mostly in [-3, 3] (integers in [-1000, 1000]), with special values.
+// Random data of type T: mostly in [-3, 3] (integers in [-1000, 1000]), with special values; a
+// complex value's parts each so.
 template <class T> std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
+  if constexpr (jet::detail::is_complex_type<T>::value) {
+    using part = typename T::value_type;
+    const std::vector<part> re = random_values<part>(n, seed), im = random_values<part>(n, ~seed);
+    std::vector<T> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = T(re[i], im[i]);
+    return v;
+  }
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> value(-3, 3);
   std::uniform_int_distribution<int> integer(-1000, 1000), pick(0, 15);
@@ -159,6 +168,8 @@ TEST_CASE("interpreter: every op in every dtype it has computes the fused kernel
   every_op_agrees<std::int64_t>(seed + 30);
   every_op_agrees<jet::float16>(seed + 40);
   every_op_agrees<jet::bfloat16>(seed + 50);  // bool operands: in the random expressions
+  every_op_agrees<std::complex<float>>(seed + 60);
+  every_op_agrees<std::complex<double>>(seed + 70);
 }
 
 TEST_CASE("interpreter: 200 random expressions, interpreted and compiled, agree", "[gpu][interpreter]") {

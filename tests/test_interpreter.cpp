@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -94,7 +95,7 @@ TEST_CASE("every family's interpreter compiles for sm_90 without spills, its pro
     REQUIRE(entry != std::string::npos);
     const int stack = number_before(log.find(" bytes stack frame", entry));
     const int spills = number_before(log.find(" bytes spill stores", entry));
-    if (f.math) {
+    if (f.math || jet::is_complex(f.compute)) {  // calls: a complex family calls every long op
       CHECK(stack <= 128);
       CHECK(spills <= 64);
     } else {
@@ -188,6 +189,51 @@ TEST_CASE("16-bit floats, bool and integers each have their family", "[cpu][inte
   CHECK(encode<bool>(flags == flags).family);  // bool throughout: any family
 }
 
+TEST_CASE("complex expressions run on the complex families: each op on complex values or on real parts",
+          "[cpu][interpreter][encoding]") {
+  using cf = std::complex<float>;
+  using cd = std::complex<double>;
+  const auto z = jet::test::fake_view<cf>(8, 0x10000), w = jet::test::fake_view<cf>(8, 0x20000);
+  const auto x = jet::test::fake_view<float>(8, 0x30000), y = jet::test::fake_view<float>(8, 0x40000);
+  const auto zd = jet::test::fake_view<cd>(8, 0x50000);
+  CHECK(encode<cf>(z * w + z).family->name == "complex64");
+  CHECK(encode<cd>(zd * 2.0 + jet::conj(zd)).family->name == "complex128");
+  CHECK(encode<bool>(z == w).family->name == "complex64");
+  CHECK(encode<jet::bfloat16>(jet::abs(z) + jet::cast<jet::bfloat16>(x)).family->name == "complex64");
+  // The first-result benchmark's mixer: x + 2 on real parts, the product and exp on complex
+  // values, abs of a complex value to a real one.
+  const encoding mixer =
+      encode<float>(jet::abs(jet::make_complex(x, y) * jet::exp(jet::make_complex(0.f, y)) / (x + 2.f)));
+  REQUIRE(mixer.family);
+  CHECK(mixer.family->name == "complex64");
+  const auto type_of = [&](op_id op) {
+    const auto rows = listing(mixer);
+    const auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return (r[0] & 127) == id(op); });
+    REQUIRE(row != rows.end());
+    return (*row)[5];
+  };
+  CHECK(type_of(op_id::add) == id(jet::dtype::float32));
+  CHECK(type_of(op_id::make_complex) == id(jet::dtype::float32));  // of real operands, to a complex value
+  CHECK(type_of(op_id::mul) == id(jet::dtype::complex64));
+  CHECK(type_of(op_id::exp) == id(jet::dtype::complex64));
+  CHECK(type_of(op_id::div) == id(jet::dtype::complex64));  // a complex by a real, promoted
+  CHECK(type_of(op_id::abs) == id(jet::dtype::complex64));
+  // Scalars in the compute type: a complex64 in one slot, a real one as (value, 0); a complex128
+  // in two.
+  const encoding scaled = encode<cf>(z * cf(0.5f, 3.f) + 2);
+  REQUIRE(scaled.family);
+  cf slots[2];
+  std::memcpy(slots, scaled.code.scalars, sizeof slots);
+  CHECK(slots[0] == cf(0.5f, 3.f));
+  CHECK(slots[1] == cf(2.f, 0.f));
+  const encoding wide = encode<cd>(zd * cd(1.5, -2) - cd(1.5, -2) + 1.5);
+  REQUIRE(wide.family);
+  cd pairs[2];
+  std::memcpy(pairs, wide.code.scalars, sizeof pairs);
+  CHECK(pairs[0] == cd(1.5, -2));  // one value, once
+  CHECK(pairs[1] == cd(1.5, 0));
+}
+
 TEST_CASE("what the interpreter cannot express names its reason", "[cpu][interpreter][encoding]") {
   auto x = jet::test::fake_view<float>();
   auto d = jet::test::fake_view<double>();
@@ -204,6 +250,9 @@ TEST_CASE("what the interpreter cannot express names its reason", "[cpu][interpr
   CHECK(reason(encode<std::uint32_t>(u + u)) == "no interpreter computes in uint32");
   CHECK(reason(encode<std::int32_t>(x + x)) == "the float32 interpreter stores no int32");
   CHECK(reason(encode<std::int32_t>(i * 1.5f)).find("computes in both") != std::string::npos);
+  const auto z = jet::test::fake_view<std::complex<float>>();
+  CHECK(reason(encode<std::complex<double>>(z + d)) == "it computes in both complex64 and complex128");
+  CHECK(reason(encode<std::complex<float>>(z * jet::erf(x))) == "the complex64 interpreter has no `erf`");
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <jet/error.hpp>
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -19,24 +20,54 @@ std::string dtype_name(dtype t) { return std::string(name(t)); }
 
 // The scalar of dtype `from` as the fused kernel sees it where an op wants dtype `to`: its
 // static_cast, which the host computes alike for every conversion but floating to integer (out of
-// range, C++ leaves it undefined; the device saturates). The bits of the family's compute type.
-bool convert_scalar(const scalar_value& v, dtype from, dtype to, dtype compute, std::uint64_t& bits) {
-  if (is_floating(from) && !is_floating(to) && to != dtype::boolean) return false;
-  if (is_complex(from) || is_complex(compute)) return false;  // no family computes in a complex type
-  visit_compute_type(from, [&](auto x) {                      // a scalar is passed as its compute type
+// range, C++ leaves it undefined; the device saturates). The bytes of the family's compute type
+// (two words for complex128): in a complex family a real value is its real part.
+bool convert_scalar(const scalar_value& v, dtype from, dtype to, dtype compute, std::uint64_t (&bits)[2]) {
+  if (is_inexact(from) && !is_inexact(to) && to != dtype::boolean) return false;
+  if (is_complex(from) && !is_complex(compute)) return false;
+  bits[0] = bits[1] = 0;
+  if (is_complex(compute)) {  // the value's parts, exactly in long double, then in the family's
+    std::complex<long double> z;
+    visit_compute_type(from, [&](auto x) {
+      std::memcpy(&x, v.bytes, sizeof x);
+      if constexpr (is_complex_type<decltype(x)>::value)
+        z = {x.real(), x.imag()};
+      else
+        z = static_cast<long double>(x);
+    });
+    if (to == dtype::boolean) z = z != 0.0L ? 1.0L : 0.0L;
+    visit_compute_type(compute, [&](auto c) {
+      if constexpr (is_complex_type<decltype(c)>::value) {
+        using part = typename decltype(c)::value_type;
+        c = {static_cast<part>(z.real()), static_cast<part>(z.imag())};
+        std::memcpy(bits, &c, sizeof c);
+      }
+    });
+    return true;
+  }
+  visit_compute_type(from, [&](auto x) {  // a scalar is passed as its compute type
     if constexpr (!is_complex_type<decltype(x)>::value) {
       std::memcpy(&x, v.bytes, sizeof x);
       visit_compute_type(compute, [&](auto c) {
         using C = decltype(c);
         if constexpr (!is_complex_type<C>::value) {
           c = to == dtype::boolean ? C(static_cast<bool>(x)) : static_cast<C>(x);
-          bits = 0;
-          std::memcpy(&bits, &c, sizeof c);
+          std::memcpy(bits, &c, sizeof c);
         }
       });
     }
   });
   return true;
+}
+
+// The scalar slots (8 bytes each) one scalar value of compute type `compute` takes.
+unsigned scalar_words(dtype compute) { return static_cast<unsigned>(size_of(compute) + 7) / 8; }
+
+// Whether node n's op takes a complex operand.
+bool complex_operands(const node& n) {
+  for (int k = 0; k < n.arity; ++k)
+    if (is_complex(n.arg_type[k])) return true;
+  return false;
 }
 
 // An instruction on values (before allocation), as the encoding makes it for a register machine
@@ -160,13 +191,16 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
         std::none_of(std::begin(interpreter_families), std::end(interpreter_families),
                      [&](const interpreter_family& f) { return interpretable_op(d.nodes[i].op, f); }))
       return "no interpreter has `" + std::string(op_tag(d.nodes[i].op)) + "`";
-  dtype compute = dtype::boolean;
+  // The compute types: one, or a complex one and its parts' type.
+  dtype compute = dtype::boolean, second = dtype::boolean;
   std::string mixed;
   auto note = [&](dtype t) {
     const dtype c = compute_type(t);
-    if (c == dtype::boolean || c == compute) return;
+    if (c == dtype::boolean || c == compute || c == second) return;
     if (compute == dtype::boolean)
       compute = c;
+    else if (second == dtype::boolean && (real_type(compute) == c || real_type(c) == compute))
+      second = c;
     else
       mixed = "it computes in both " + dtype_name(compute) + " and " + dtype_name(c);
   };
@@ -176,6 +210,7 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
     for (int k = 0; k < n.arity; ++k) note(n.arg_type[k]);
   }
   if (!mixed.empty()) return mixed;
+  if (is_complex(second)) compute = second;
   if (compute == dtype::boolean) compute = dtype::int32;  // bool throughout: any family computes it exactly
   // The first family of that compute type that has every op (a core one before its math one).
   std::string missing;
@@ -183,9 +218,15 @@ std::string family_of(const kernel_desc& d, const interpreter_family*& family) {
   for (const interpreter_family& f : interpreter_families) {
     if (f.compute != compute) continue;
     missing.clear();
-    for (unsigned i = 0; i < d.node_count && missing.empty(); ++i)
-      if (d.nodes[i].op > op_id::counter && !interpretable_op(d.nodes[i].op, f))
-        missing = "the " + std::string(f.name) + " interpreter has no `" + std::string(op_tag(d.nodes[i].op)) + "`";
+    for (unsigned i = 0; i < d.node_count && missing.empty(); ++i) {
+      const node& n = d.nodes[i];
+      if (n.op <= op_id::counter) continue;
+      if (!interpretable_op(n.op, f))
+        missing = "the " + std::string(f.name) + " interpreter has no `" + std::string(op_tag(n.op)) + "`";
+      else if (is_complex(f.compute) && !(complex_operands(n) ? takes_complex(n.op, f) : takes_real(n.op, f)))
+        missing = "the " + std::string(f.name) + " interpreter has no `" + std::string(op_tag(n.op)) + "` of " +
+                  (complex_operands(n) ? "complex" : "real") + " operands";
+    }
     family = &f;
     if (missing.empty()) break;
   }
@@ -231,26 +272,29 @@ std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, cons
   auto operand = [&](unsigned i, dtype want) -> int {
     const node& n = d.nodes[i];
     if (n.op == op_id::scalar) {
-      std::uint64_t bits = 0;
+      std::uint64_t bits[2] = {};
       if (scalars && !convert_scalar(scalars[n.arg[0]], n.type, want, compute, bits)) {
         failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
         return -1;
       }
-      if (!scalars && is_floating(n.type) && !is_floating(want) && want != dtype::boolean) {
+      if (!scalars && is_inexact(n.type) && !is_inexact(want) && want != dtype::boolean) {
         failure = "a " + dtype_name(n.type) + " scalar converts to " + dtype_name(want);
         return -1;
       }
       // Equal values share a slot; without the values, each appearance has its own.
-      const std::uint64_t* same =
-          scalars ? std::find(prog.scalars, prog.scalars + scalar_slots, bits) : prog.scalars + scalar_slots;
-      if (same == prog.scalars + scalar_slots) {
-        if (scalar_slots == interpreter_scalars) {
-          failure = "more than " + std::to_string(interpreter_scalars) + " distinct scalar operands";
+      const unsigned words = scalar_words(compute);
+      unsigned same = scalar_slots;
+      for (unsigned k = 0; scalars && k < scalar_slots; k += words)
+        if (std::equal(bits, bits + words, prog.scalars + k)) same = k;
+      if (same == scalar_slots) {
+        if (scalar_slots + words > interpreter_scalars) {
+          failure = "more than " + std::to_string(interpreter_scalars / words) + " distinct scalar operands";
           return -1;
         }
-        prog.scalars[scalar_slots++] = bits;
+        std::copy(bits, bits + words, prog.scalars + scalar_slots);
+        scalar_slots += words;
       }
-      return new_value(static_cast<int>(same - prog.scalars));
+      return new_value(static_cast<int>(same));
     }
     const int held = n.op == op_id::input ? load(i) : value_of[i];
     if (want != dtype::boolean || n.type == dtype::boolean) return held;  // bool is held as 0 or 1
@@ -282,7 +326,12 @@ std::string virtual_code(const kernel_desc& d, const scalar_value* scalars, cons
     }
     // Bool is held as 0 or 1 of the compute type, where ~1 is -2: ~ of bool is logical not.
     const op_id op = n.op == op_id::bitwise_not && n.type == dtype::boolean ? op_id::logical_not : n.op;
-    virtual_instruction v{static_cast<std::uint8_t>(op), static_cast<std::uint8_t>(n.type)};
+    // A cast's type is its target; a complex family's op computes on complex operands or on real
+    // parts, as its type says.
+    const dtype type = !is_complex(compute) || op == op_id::cast ? n.type
+                       : complex_operands(n)                     ? compute
+                                                                 : real_type(compute);
+    virtual_instruction v{static_cast<std::uint8_t>(op), static_cast<std::uint8_t>(type)};
     for (int k = 0; k < n.arity; ++k) v.args[k] = operand(n.arg[k], n.arg_type[k]);
     v.dst = value_of[i] = new_value();
     code.push_back(v);

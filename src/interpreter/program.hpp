@@ -43,6 +43,10 @@ namespace jet::detail {
 /// Operands are stored as a dtype that computes in it, or bool; outputs likewise.
 /// A math family holds every op, the core ones all but the long math functions (interpreter_math_only):
 /// an expression runs on the first family of its compute type that has all its ops.
+/// A complex family computes in complex values and in their parts' real type: a real value (or a
+/// bool) is held as a complex one with imaginary part 0, which is also that value as a complex
+/// operand, and an op on real operands computes on the real parts. It holds the ops that take
+/// complex operands, all of them, and the core ones on real operands.
 struct interpreter_family {
   std::string_view name;
   dtype compute;
@@ -57,6 +61,8 @@ inline constexpr interpreter_family interpreter_families[] = {
     {"int64", dtype::int64, 8, 2},
     {"float32 math", dtype::float32, 16, 4, true},
     {"float64 math", dtype::float64, 8, 2, true},
+    {"complex64", dtype::complex64, 8, 2},
+    {"complex128", dtype::complex128, 4, 1},
 };
 
 inline constexpr unsigned interpreter_threads = 128;

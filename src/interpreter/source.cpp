@@ -1,5 +1,6 @@
 #include "interpreter/source.hpp"
 
+#include "codegen/complex_source.hpp"
 #include "codegen/source_text.hpp"
 #include "codegen/spelling.hpp"
 #include "settings.hpp"
@@ -22,7 +23,12 @@ bool interpreter_math_only(op_id op) {
 bool interpretable_op(op_id op, const interpreter_family& f) {
   const op_spelling& s = spelling(op);
   if (s.cuda.empty() || s.result_rule == rule::random) return false;  // leaves, user functions, Philox
-  if (s.result_rule == rule::count || s.result_rule == rule::make_complex) return false;  // a uint8 or complex result
+  if (s.result_rule == rule::count) return false;                     // a uint8 result
+  if (is_complex(f.compute)) {
+    if (s.result_rule == rule::float64) return f.compute == dtype::complex128;
+    return takes_complex(op, f) || (takes_real(op, f) && !interpreter_math_only(op));
+  }
+  if (s.result_rule == rule::make_complex) return false;  // a complex result
   if (interpreter_math_only(op) && !f.math) return false;
   if (!accepts(s.operand_domain, f.compute)) return false;
   if (s.result_rule == rule::float64) return f.compute == dtype::float64;
@@ -30,8 +36,20 @@ bool interpretable_op(op_id op, const interpreter_family& f) {
   return is_floating(f.compute) || (s.result_rule != rule::floating && s.result_rule != rule::phase);
 }
 
+bool takes_complex(op_id op, const interpreter_family& f) {
+  return is_complex(f.compute) && accepts(spelling(op).operand_domain, f.compute);
+}
+
+bool takes_real(op_id op, const interpreter_family& f) {
+  return accepts(spelling(op).operand_domain, real_type(f.compute));
+}
+
 bool interpreter_stores(const interpreter_family& f, dtype t) {
-  return t == dtype::boolean || compute_type(t) == f.compute;
+  return t == dtype::boolean || compute_type(t) == f.compute || compute_type(t) == real_type(f.compute);
+}
+
+bool interpreter_calls(op_id op, const interpreter_family& f) {
+  return interpreter_math_only(op) || (is_complex(f.compute) && op_cost(op) >= 8);
 }
 
 // The interpreter's kernel (interpreter/program.hpp says how it runs). What an instruction costs is its
@@ -54,18 +72,23 @@ void interpreter_declarations(source_writer& w, const interpreter_family& f) {
   w.line("// jet interpreter, family ", f.name, ": computes in ", value, "; operands in ", stored);
   w.line("template <class T, unsigned N> struct alignas(sizeof(T) * N) jet_vector { T v[N]; };");
   for (const float16_format& h : float16_formats)
-    if (compute_type(h.type) == f.compute) w.raw(conversion_functions(h));
+    if (interpreter_stores(f, h.type)) w.raw(conversion_functions(h));
   w.raw(op_helpers);
+  if (is_complex(f.compute)) w.raw(complex_helpers);
   for (std::size_t op = 0; op < std::size(spellings); ++op)
     if (interpretable_op(op_id(op), f) && op != static_cast<std::size_t>(op_id::cast))
-      w.raw(op_function(spellings[op], interpreter_math_only(op_id(op))));
+      w.raw(op_function(spellings[op], interpreter_calls(op_id(op), f)));
   w.line("typedef ", value, " jet_value;");
-  const std::string_view constraint = f.compute == dtype::float32   ? "f"
-                                      : f.compute == dtype::float64 ? "d"
-                                      : size_of(f.compute) == 4     ? "r"
-                                                                    : "l";
+  const dtype part = real_type(f.compute);
+  const std::string_view constraint = part == dtype::float32   ? "f"
+                                      : part == dtype::float64 ? "d"
+                                      : size_of(part) == 4     ? "r"
+                                                               : "l";
   w.open("__device__ __forceinline__ jet_value jet_opaque(jet_value v) {");
-  w.line("asm volatile(\"\" : \"+", constraint, "\"(v));");
+  if (is_complex(f.compute))
+    w.line("asm volatile(\"\" : \"+", constraint, "\"(v.re), \"+", constraint, "\"(v.im));");
+  else
+    w.line("asm volatile(\"\" : \"+", constraint, "\"(v));");
   w.line("return v;");
   w.close();
 }
@@ -95,16 +118,33 @@ template <class F> void for_each_stored(const interpreter_family& f, F each) {
     if (interpreter_stores(f, dtype(t))) each(t, "jet_storage_" + std::string(name(dtype(t))));
 }
 
+// A value of family f as dtype d stores it: the fused kernels' conversion; in a complex family, the
+// real part for a real dtype (where the value is real), and for bool whether the value is not 0.
+std::string stored_value(const interpreter_family& f, dtype d) {
+  if (!is_complex(f.compute)) return stored_as_bits(d) ? rounded(d, "v") : "jet_convert<type>(v)";
+  if (d == dtype::boolean) return "v.re != 0 || v.im != 0";
+  return is_complex(d) ? "v" : rounded(d, "v.re");
+}
+
 // Per stored dtype: its type in memory, a stored element as a value (a bool is 0 or 1) and a value
 // as stored, with the conversions the fused kernels use.
 void storage_types(source_writer& w, const interpreter_family& f) {
+  w.line("// Scalar operand k (scalar_operand + its slot; a complex128 takes two slots, 8-byte aligned).");
+  w.open("__device__ __forceinline__ jet_value jet_scalar(const jet_program& p, unsigned k) {");
+  if (is_complex(f.compute)) {
+    const std::string part = value_type(real_type(f.compute));
+    w.line("const ", part, "* const parts = reinterpret_cast<const ", part, "*>(&p.scalars[k - scalar_operand]);");
+    w.line("return jet_value(parts[0], parts[1]);");
+  } else {
+    w.line("return *reinterpret_cast<const jet_value*>(&p.scalars[k - scalar_operand]);");
+  }
+  w.close();
   for_each_stored(f, [&](unsigned t, const std::string& storage) {
     const dtype d = dtype(t);
     w.open("struct ", storage, " {");
     w.line("typedef ", storage_type(d), " type;");
     w.line("static __device__ __forceinline__ jet_value from(type s) { return jet_value(", widened(d, "s"), "); }");
-    w.line("static __device__ __forceinline__ type to(jet_value v) { return ",
-           stored_as_bits(d) ? rounded(d, "v") : "jet_convert<type>(v)", "; }");
+    w.line("static __device__ __forceinline__ type to(jet_value v) { return ", stored_value(f, d), "; }");
     w.close("};");
   });
 }
@@ -176,10 +216,6 @@ __device__ __forceinline__ void jet_save(unsigned k, const jet_value (&from)[ele
     for (unsigned j = 0; j < group; ++j) x.v[j] = from[v * group + j];
     r[v * threads] = x;
   }
-}
-// Scalar operand k (scalar_operand + its slot).
-__device__ __forceinline__ jet_value jet_scalar(const jet_program& p, unsigned k) {
-  return *reinterpret_cast<const jet_value*>(&p.scalars[k - scalar_operand]);
 }
 // Operand k (a register, or a scalar broadcast) into `to`.
 __device__ __forceinline__ void jet_operand(jet_value (&to)[elements], const jet_program& p, unsigned k) {
@@ -270,17 +306,36 @@ void op_cases(source_writer& w, const interpreter_family& f, std::size_t op) {
     return;
   }
   // One case with operands from registers, and for a binary op one with a scalar second operand.
-  static constexpr std::string_view operand_names[] = {"jet_opaque(acc[j])", "b[j]", "c[j]"};
+  // A complex family's case computes on complex operands or on real ones (their real parts) as
+  // the instruction's type says; a condition is a real part either way.
+  const bool complex_family = is_complex(f.compute);
+  auto call = [&](bool scalar_second, bool real_parts) {
+    static constexpr std::string_view operand_names[] = {"jet_opaque(acc[j])", "b[j]", "c[j]"};
+    std::string text = "jet_" + std::string(s.tag) + "(";
+    for (int k = 0; k < s.arity; ++k) {
+      const bool part = complex_family && (real_parts || (k == 0 && s.result_rule == rule::select));
+      text += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]) + (part ? ".re" : "");
+    }
+    return "for (unsigned j = 0; j < elements; ++j) acc[j] = jet_value(" + text + "));";
+  };
   for (int scalar_second = 0; scalar_second <= (s.arity == 2); ++scalar_second) {
-    std::string call = "jet_" + std::string(s.tag) + "(";
-    for (int k = 0; k < s.arity; ++k)
-      call += (k ? ", " : "") + std::string(k == 1 && scalar_second ? "s" : operand_names[k]);
     w.open("case ", static_cast<unsigned>(op + scalar_second * scalar_second_op), ": {");
     if (scalar_second) w.line("const jet_value s = jet_scalar(p, in.b);");
     if (s.arity >= 2 && !scalar_second) w.line("jet_operand(b, p, in.b);");
     if (s.arity == 3) w.line("jet_operand(c, p, in.c);");
-    w.line("#pragma unroll");
-    w.line("for (unsigned j = 0; j < elements; ++j) acc[j] = jet_value(", call, "));");
+    const bool complex_case = takes_complex(op_id(op), f), real_case = !complex_family || takes_real(op_id(op), f);
+    if (complex_case && real_case) {
+      w.open("if (in.type == ", static_cast<unsigned>(f.compute), ") {");
+      w.line("#pragma unroll");
+      w.line(call(scalar_second, false));
+      w.reopen("} else {");
+      w.line("#pragma unroll");
+      w.line(call(scalar_second, true));
+      w.close();
+    } else {
+      w.line("#pragma unroll");
+      w.line(call(scalar_second, complex_family && !complex_case));
+    }
     w.line("break;");
     w.close();
   }

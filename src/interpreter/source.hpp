@@ -8,8 +8,16 @@
 namespace jet::detail {
 
 /// Whether the interpreter of family f has op `op` (from the op table: every op with a CUDA
-/// spelling but random numbers, and floating ones only in floating families).
+/// spelling but random numbers, and floating ones only in floating families; in a complex family,
+/// every op on complex operands and the core ones on real operands).
 bool interpretable_op(op_id op, const interpreter_family& f);
+/// Whether a complex family f computes op on complex operands, and whether f computes it on
+/// operands of f's real type (a real family on its compute type): the op table's domain column.
+bool takes_complex(op_id op, const interpreter_family& f);
+bool takes_real(op_id op, const interpreter_family& f);
+/// Whether family f's kernel calls op's function rather than inlining it into each element: the
+/// math-only ops, and in a complex family every op of op_cost 8 and up.
+bool interpreter_calls(op_id op, const interpreter_family& f);
 /// Whether op is held by the math families only: a long op (op_cost 8 and up: the CUDA math
 /// functions beyond the ones most formulas use, log, sin, cos and pow; fmod, remainder,
 /// floor_divide, power, gcd and lcm with their loops and 64-bit divisions), which the core families

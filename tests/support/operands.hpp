@@ -4,6 +4,7 @@
 
 #include <jet/jet.hpp>
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -24,10 +25,15 @@ template <class T, class F> void for_each_op_on(F&& f) {
   });
 }
 
-/// Op applied to its first `arity` operands; a cast converts to int64.
+/// Op applied to its first `arity` operands; a cast converts to int64 (a complex operand to
+/// complex128), and a complex where's condition is real(a) > 0.
 template <class Op, class A> auto apply_op(const A& a, const A& b, const A& c) {
+  constexpr bool complex = jet::is_complex(std::remove_cvref_t<decltype(a + a)>::type);
   if constexpr (Op::rule == jet::detail::rule::target)
-    return jet::detail::make_apply<jet::ops::converting<Op, std::int64_t>>(a);
+    return jet::detail::make_apply<
+        jet::ops::converting<Op, std::conditional_t<complex, std::complex<double>, std::int64_t>>>(a);
+  else if constexpr (Op::rule == jet::detail::rule::select && complex)
+    return jet::detail::make_apply<Op>(jet::real(a) > 0, b, c);
   else if constexpr (Op::arity == 1)
     return jet::detail::make_apply<Op>(a);
   else if constexpr (Op::arity == 2)
