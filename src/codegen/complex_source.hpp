@@ -98,10 +98,17 @@ template <class T> __device__ __noinline__ jet_c<T> exp(jet_c<T> z) {
   const T e = exp(z.re);
   return {e * c, e * s};
 }
-// log|z| near |z| = 1 through log1p, where log(hypot) would cancel.
+// log|z| near |z| = 1 through log1p, where log(hypot) would cancel; from the largest part on as
+// log(m) + log1p((n/m)^2)/2 where |z| may overflow (log of (1e308, 1e308) is 710.1 + 0.785i).
 template <class T> __device__ __noinline__ jet_c<T> log(jet_c<T> z) {
   const T m = fmax(fabs(z.re), fabs(z.im)), n = fmin(fabs(z.re), fabs(z.im));
-  const T re = m > T(0.5) && m < T(2) ? T(0.5) * log1p((m - T(1)) * (m + T(1)) + n * n) : log(hypot(z.re, z.im));
+  T re;
+  if (m > T(0.5) && m < T(2))
+    re = T(0.5) * log1p((m - T(1)) * (m + T(1)) + n * n);
+  else if (m > jet_huge<T>() && !isinf(m))
+    re = log(m) + T(0.5) * log1p((n / m) * (n / m));
+  else
+    re = log(hypot(z.re, z.im));
   return {re, atan2(z.im, z.re)};
 }
 // The principal root, Kahan's way: t = sqrt((|a| + |z|) / 2), the other part from it; the

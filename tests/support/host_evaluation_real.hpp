@@ -172,14 +172,19 @@ inline double distance(long double x, long double c) {
   return static_cast<double>(std::fabs(x - c));
 }
 
-/// The magnitude op node n's rounding errors scale with: its result's, but for logaddexp and
-/// logaddexp2, the larger operand's where that is larger: they add a logarithm to it, so near a
-/// zero of the result (logaddexp(a, a) = a + log(2) at a = -log(2)) the rounding of the terms
-/// remains (fuzz case 9405417742478179059).
+/// The magnitude op node n's rounding errors scale with: its result's, but where the op adds to
+/// an operand a term that may cancel it, the larger of that and the result: logaddexp and
+/// logaddexp2 add a logarithm to the larger operand (logaddexp(a, a) = a + log 2 is 0.0034 at
+/// a = -0.6898, its terms' rounding 2.3e-17: fuzz case 9405417742478179059), and remainder adds
+/// the divisor to fmod's result of the other sign (remainder(logit(e), a) = 0.00095, 4e-17 off:
+/// 11551202110370031603).
 inline long double rounding_magnitude(const detail::node& n, long double value, const bounded* operands) {
-  if (n.op != detail::op_id::logaddexp && n.op != detail::op_id::logaddexp2) return value;
-  const long double larger = std::max(std::fabs(operands[0].value), std::fabs(operands[1].value));
-  return std::isfinite(larger) ? std::max(std::fabs(value), larger) : value;
+  long double term = 0;
+  if (n.op == detail::op_id::logaddexp || n.op == detail::op_id::logaddexp2)
+    term = std::max(std::fabs(operands[0].value), std::fabs(operands[1].value));
+  else if (n.op == detail::op_id::remainder)
+    term = std::fabs(operands[1].value);
+  return std::isfinite(term) ? std::max(std::fabs(value), term) : value;
 }
 
 /// The error op node n may add to its result `value`: the dtype's floor above, or more where CUDA
