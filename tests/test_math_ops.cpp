@@ -185,24 +185,40 @@ TEST_CASE("NumPy's names build the table's nodes; divmod is one kernel of two ou
   CHECK(jet::test::op_instructions(e, jet::detail::op_id::remainder) == 1);
 }
 
-TEST_CASE("the long math functions are the math interpreters', each one called function", "[cpu][math][interpreter]") {
+TEST_CASE("the long math functions are the math and special interpreters', each one called function",
+          "[cpu][math][interpreter]") {
   using jet::detail::interpreter_families;
   const auto& core = interpreter_families[0];
-  const auto& math = *std::find_if(std::begin(interpreter_families), std::end(interpreter_families),
-                                   [](const auto& f) { return f.math && f.compute == jet::dtype::float32; });
+  const auto family = [](const char* name) -> const jet::detail::interpreter_family& {
+    return *std::find_if(std::begin(interpreter_families), std::end(interpreter_families),
+                         [&](const auto& f) { return f.name == name; });
+  };
+  const auto &math = family("float32 math"), &special = family("float32 special");
   const std::string core_source = jet::detail::interpreter_source(core),
-                    math_source = jet::detail::interpreter_source(math);
+                    math_source = jet::detail::interpreter_source(math),
+                    special_source = jet::detail::interpreter_source(special);
   CHECK(core_source.find("jet_lgamma(") == std::string::npos);
   CHECK(core_source.find("__forceinline__ auto jet_sin(") != std::string::npos);  // the core as it was
-  CHECK(math_source.find("__noinline__ auto jet_lgamma(") != std::string::npos);
-  CHECK(math_source.find("__noinline__ auto jet_j0(") != std::string::npos);
-  CHECK(math_source.find("__noinline__ auto jet_erfinv(") != std::string::npos);
-  CHECK(math_source.find("__forceinline__ auto jet_sin(") != std::string::npos);
-  CHECK(math_source.find("__forceinline__ auto jet_floor(") != std::string::npos);
-  // An expression runs on the core family unless it needs the math one.
+  CHECK(math_source.find("__noinline__ auto jet_atan2(") != std::string::npos);
+  CHECK(math_source.find("__noinline__ auto jet_log1p(") != std::string::npos);
+  CHECK(math_source.find("jet_lgamma(") == std::string::npos);
+  CHECK(special_source.find("__noinline__ auto jet_lgamma(") != std::string::npos);
+  CHECK(special_source.find("__noinline__ auto jet_j0(") != std::string::npos);
+  CHECK(special_source.find("__noinline__ auto jet_erfinv(") != std::string::npos);
+  CHECK(special_source.find("jet_atan2(") == std::string::npos);
+  for (const std::string* s : {&math_source, &special_source}) {
+    CHECK(s->find("__forceinline__ auto jet_sin(") != std::string::npos);
+    CHECK(s->find("__forceinline__ auto jet_floor(") != std::string::npos);
+  }
+  // An expression runs on the core family unless it needs a math or special one; one that needs
+  // both compiles.
   const auto x = jet::test::fake_view<float>(8, 0x10000), out = jet::test::fake_view<float>(8, 0x90000);
   CHECK(jet::test::planned_encoding_of(jet::tuple(jet::sin(x) + jet::floor(x)), out).family == &core);
-  CHECK(jet::test::planned_encoding_of(jet::tuple(jet::sin(x) + jet::erf(x)), out).family == &math);
+  CHECK(jet::test::planned_encoding_of(jet::tuple(jet::sin(x) + jet::atan2(x, x)), out).family == &math);
+  CHECK(jet::test::planned_encoding_of(jet::tuple(jet::sin(x) + jet::erf(x)), out).family == &special);
+  const jet::detail::encoding both = jet::test::planned_encoding_of(jet::tuple(jet::erf(x) + jet::atan2(x, x)), out);
+  CHECK_FALSE(both.family);
+  CHECK(both.reason.find("interpreter has no") != std::string::npos);
 }
 
 TEST_CASE("each activation is one kernel that computes its operand's work once", "[cpu][math][activations]") {

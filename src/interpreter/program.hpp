@@ -41,7 +41,8 @@ namespace jet::detail {
 /// The types an interpreter kernel computes in: every node's value, and every operand as an op
 /// sees it, is of the family's compute type or bool (held as 0 or 1 of the compute type).
 /// Operands are stored as a dtype that computes in it, or bool; outputs likewise.
-/// A math family holds every op, the core ones all but the long math functions (interpreter_math_only):
+/// A core family holds all ops but the long math functions (interpreter_math_only); a math family
+/// adds those but the special functions (interpreter_special), a special family adds these alone:
 /// an expression runs on the first family of its compute type that has all its ops.
 /// A complex family computes in complex values and in their parts' real type: a real value (or a
 /// bool) is held as a complex one with imaginary part 0, which is also that value as a complex
@@ -53,6 +54,7 @@ struct interpreter_family {
   unsigned elements;  // per thread and register: 64 bytes of the compute type
   unsigned group;     // elements per vector load or store: 16 bytes of the compute type
   bool math = false;
+  bool special = false;  // a math family of the special functions (interpreter_special) alone
 };
 inline constexpr interpreter_family interpreter_families[] = {
     {"float32", dtype::float32, 16, 4},  // float32, float16 and bfloat16 storage
@@ -60,7 +62,9 @@ inline constexpr interpreter_family interpreter_families[] = {
     {"int32", dtype::int32, 16, 4},
     {"int64", dtype::int64, 8, 2},
     {"float32 math", dtype::float32, 16, 4, true},
+    {"float32 special", dtype::float32, 16, 4, true, true},
     {"float64 math", dtype::float64, 8, 2, true},
+    {"float64 special", dtype::float64, 8, 2, true, true},
     {"complex64", dtype::complex64, 8, 2},
     {"complex128", dtype::complex128, 4, 1},
 };

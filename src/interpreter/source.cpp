@@ -29,11 +29,32 @@ bool interpretable_op(op_id op, const interpreter_family& f) {
     return takes_complex(op, f) || (takes_real(op, f) && !interpreter_math_only(op));
   }
   if (s.result_rule == rule::make_complex) return false;  // a complex result
-  if (interpreter_math_only(op) && !f.math) return false;
+  if (interpreter_math_only(op) && (!f.math || interpreter_special(op) != f.special)) return false;
   if (!accepts(s.operand_domain, f.compute)) return false;
   if (s.result_rule == rule::float64) return f.compute == dtype::float64;
   // Integers compute floating ops in float64.
   return is_floating(f.compute) || (s.result_rule != rule::floating && s.result_rule != rule::phase);
+}
+
+bool interpreter_special(op_id op) {
+  switch (op) {
+    case op_id::erf:
+    case op_id::erfc:
+    case op_id::erfcx:
+    case op_id::erfinv:
+    case op_id::erfcinv:
+    case op_id::normcdf:
+    case op_id::normcdfinv:
+    case op_id::lgamma:
+    case op_id::tgamma:
+    case op_id::j0:
+    case op_id::j1:
+    case op_id::y0:
+    case op_id::y1:
+    case op_id::i0:
+    case op_id::i1: return true;
+    default: return false;
+  }
 }
 
 bool takes_complex(op_id op, const interpreter_family& f) {

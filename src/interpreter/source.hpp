@@ -26,6 +26,10 @@ bool interpreter_calls(op_id op, const interpreter_family& f);
 /// would take 2.5 times as long. (An integer expression with such an op compiles: there is no
 /// integer math family.)
 bool interpreter_math_only(op_id op);
+/// Whether op is one of the special functions (erf and its kin, normcdf, the gamma and Bessel
+/// functions), which a family of their own holds apart from the other long ones: each family's
+/// one-time compile stays within 10 s on an H200's host (benchmarks/RESULTS.md).
+bool interpreter_special(op_id op);
 /// Whether the interpreter of family f loads and stores elements of dtype t.
 bool interpreter_stores(const interpreter_family& f, dtype t);
 
