@@ -137,6 +137,16 @@ template <class F> void check_floating_ops() {
   CHECK(differences("minimum", computed<F>(jet::minimum(a, b)), p.template want2<ops::minimum>(), false) == 0);
   CHECK(differences("fmax", computed<F>(jet::fmax(a, b)), p.template want2<ops::max>(), false) == 0);
   CHECK(differences("fmin", computed<F>(jet::fmin(a, b)), p.template want2<ops::min>(), false) == 0);
+  // clip, NumPy's: a NaN bound gives NaN, lo > hi gives hi.
+  const auto clipped = [&](std::size_t i, F lo, F hi) {
+    return ops::minimum::reference(ops::maximum::reference(p.ha[i], lo), hi);
+  };
+  CHECK(differences(
+            "clip(a, b, 2)", computed<F>(jet::clip(a, b, F(2))),
+            [&](std::size_t i) { return clipped(i, p.hb[i], F(2)); }, false) == 0);
+  CHECK(differences(
+            "clip(a, 2, b)", computed<F>(jet::clip(a, F(2), b)),
+            [&](std::size_t i) { return clipped(i, F(2), p.hb[i]); }, false) == 0);
   CHECK(differences("a || b", computed<bool>(a || b), p.template want2<ops::logical_or>()) == 0);
   CHECK(differences("sign", computed<F>(jet::sign(a)), p.template want1<ops::sign>()) == 0);
   CHECK(differences("square", computed<F>(jet::square(a)), p.template want1<ops::square>()) == 0);

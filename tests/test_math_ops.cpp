@@ -251,3 +251,12 @@ TEST_CASE("each activation is one kernel that computes its operand's work once",
     CHECK(op_instructions(program(jet::logsigmoid(x)), op_id::abs) == 1);
   }
 }
+
+TEST_CASE("clip is NumPy's: maximum, then minimum, in one kernel", "[cpu][math]") {
+  const auto x = jet::test::fake_view<float>(8, 0x10000), lo = jet::test::fake_view<float>(8, 0x20000);
+  const auto out = jet::test::fake_view<float>(8, 0x90000);
+  const jet::detail::encoding e = jet::test::planned_encoding_of(jet::tuple(jet::clip(x, lo, 2.f)), out);
+  CHECK(jet::test::op_instructions(e, jet::detail::op_id::maximum) == 1);
+  CHECK(jet::test::op_instructions(e, jet::detail::op_id::minimum) == 1);
+  CHECK(jet::test::op_instructions(e, jet::detail::op_id::clamp) == 0);
+}
