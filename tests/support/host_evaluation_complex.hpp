@@ -132,6 +132,12 @@ inline bool takes_a_phase(detail::op_id op) {
 }
 inline constexpr double widest_phase = 1.0 / 16;
 
+/// Whether op raises its first operand to its second: exp(w log z).
+inline bool takes_a_power(detail::op_id op) {
+  using detail::op_id;
+  return op == op_id::pow || op == op_id::power || op == op_id::float_power;
+}
+
 /// Whether op passes infinite and NaN parts on as jet's complex tests pin them down: exactly, or
 /// part by part as real arithmetic does.
 inline bool passes_specials_part_by_part(detail::op_id op) {
@@ -272,10 +278,12 @@ inline bounded apply_complex_bounded(const detail::node& n, const bounded* o) {
     return re == 0 ? bounded{w.real(), 0, plausible.real()} : undetermined;
   if (std::max(re, im) > std::abs(w) / 16) return undetermined;
   const double error = complex_op_error(n, w, centers);
-  // Known to less than its magnitude: pow's w·log z so large that its rounding moves the result
-  // by more than itself, where the device's exp may overflow to a NaN the long double reference
-  // does not reach (fuzz case 16339406923685912313).
-  if (error > std::abs(w)) return undetermined;
+  // pow's w·log z past the exponent range of the dtype (z not 0, whose powers are exact): the
+  // device's product or exp may overflow to a NaN that the long double reference does not reach
+  // (fuzz case 16339406923685912313).
+  if (takes_a_power(n.op) && centers[0] != complex_value(0) &&
+      std::abs(centers[1] * std::log(centers[0])) > std::log(largest(real_type(n.type))))
+    return undetermined;
   const double re_radius = re + (std::isfinite(w.real()) ? error : 0),
                im_radius = im + (std::isfinite(w.imag()) ? error : 0);
   if (std::isfinite(std::abs(w)) && std::abs(w) + std::max(re_radius, im_radius) > largest(real_type(n.type)))
