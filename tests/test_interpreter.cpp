@@ -199,6 +199,7 @@ TEST_CASE("complex expressions run on the complex families: each op on complex v
   CHECK(encode<cf>(z * w + z).family->name == "complex64");
   CHECK(encode<cd>(zd * 2.0 + jet::conj(zd)).family->name == "complex128");
   CHECK(encode<bool>(z == w).family->name == "complex64");
+  CHECK(encode<cf>(z * jet::tan(x)).family->name == "complex64");  // tan takes complex operands: real ones too
   CHECK(encode<jet::bfloat16>(jet::abs(z) + jet::cast<jet::bfloat16>(x)).family->name == "complex64");
   // The first-result benchmark's mixer: x + 2 on real parts, the product and exp on complex
   // values, abs of a complex value to a real one.
