@@ -3,9 +3,6 @@
 #include "host_data.hpp"
 #include "timing.hpp"
 
-#include "interpreter/encoder.hpp"
-#include "interpreter/launcher.hpp"
-#include "interpreter/source.hpp"
 #include "kernel_cache.hpp"
 
 #include <jet/jet.hpp>

@@ -353,6 +353,14 @@ template <class F> constexpr void for_each_op(F&& f) {
 #undef JET_OP2
 #undef JET_OP3
 
+/// NumPy's clip: minimum(maximum(a, lo), hi), so a NaN operand or bound gives NaN and lo > hi
+/// gives hi; clamp (the op) keeps a where a bound is NaN and gives lo for a < lo.
+template <class A, class L, class H>
+requires operands<A, L> && operands<A, H>
+auto clip(A&& a, L&& lo, H&& hi) {
+  return minimum(maximum(std::forward<A>(a), std::forward<L>(lo)), std::forward<H>(hi));
+}
+
 // NumPy's (and C's) other names of ops of the table, each building the op's own node: fmax and
 // fmin are max and min (a NaN operand ignored; maximum and minimum propagate it), mod is
 // remainder, divide is true_divide (integers divide to float64, where the operator / truncates),
@@ -392,15 +400,7 @@ JET_DEFINE_OP2(right_shift, right_shift)
 JET_DEFINE_OP2(logical_and, logical_and)
 JET_DEFINE_OP2(logical_or, logical_or)
 JET_DEFINE_OP1_plain(logical_not, logical_not)
-    // clang-format on
-
-    /// NumPy's clip: minimum(maximum(a, lo), hi), so a NaN operand or bound gives NaN and lo > hi
-    /// gives hi; clamp (the op) keeps a where a bound is NaN and gives lo for a < lo.
-    template <class A, class L, class H>
-requires operands<A, L> && operands<A, H>
-auto clip(A&& a, L&& lo, H&& hi) {
-  return minimum(maximum(std::forward<A>(a), std::forward<L>(lo)), std::forward<H>(hi));
-}
+// clang-format on
 #undef JET_DEFINE_OP1_plain
 #undef JET_DEFINE_OP1_arith
 #undef JET_DEFINE_OP1_same

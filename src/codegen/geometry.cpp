@@ -32,9 +32,8 @@ unsigned max_vector_width(const kernel_desc& d) {
   int widest = 1;
   for (unsigned k = 0; k < d.out_count; ++k) widest = std::max(widest, size_of(d.out_types[k]));
   for (unsigned k = 0; k < d.input_count; ++k) widest = std::max(widest, size_of(d.input_types[k]));
-  static const std::optional<kernel_shape_choice> setting = kernel_shape_setting();
-  const unsigned cap = setting ? setting->vec : 0;
-  return cap ? std::min<unsigned>(cap, 16 / widest) : 16 / widest;
+  const std::optional<kernel_shape_choice> setting = kernel_shape_setting();  // read once, there
+  return setting && setting->vec ? std::min<unsigned>(setting->vec, 16 / widest) : 16 / widest;
 }
 
 variant_key default_variant(const kernel_desc& d) {
