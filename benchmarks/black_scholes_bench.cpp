@@ -2,7 +2,8 @@
 // options, 2^24 and 2^26: jet's one kernel for calls and puts (the formula's values as plain auto
 // sub-expressions, and named with jet::let: impl=jet_let) against the hand-written CUDA kernel
 // of the same maths (native_peers.cu), each the median of single event-timed calls, as every
-// jet_bench case; bytes are the three inputs and the two outputs. Besides RESULT lines:
+// jet_bench case, and (impl=jet_gpu_time, cuda_hand_gpu_time, ..._back_to_back) with the launch
+// hidden; bytes are the three inputs and the two outputs. Besides RESULT lines:
 //   BLACKSCHOLES kind=compile impl=jet ms=<NVRTC> first_result_ms=<call to result>  (no disk cache)
 //   BLACKSCHOLES kind=interpreted impl=jet first_result_ms=<call to result on the loaded interpreter>
 //   BLACKSCHOLES kind=launches impl=jet n=<options> per_evaluation=<launches>
@@ -122,6 +123,10 @@ void black_scholes(bool jet_only) {
     const int reps = 20;
     const double bytes = 5.0 * double(n) * sizeof(float);
     report("jet", "black_scholes", "float32", n, median_ms(jet_prices, reps), bytes);
+    // Where a gap to the hand kernel lies: in the kernel (GPU time, the launch hidden) or in the
+    // host's path to the launch (single calls only).
+    report("jet_gpu_time", "black_scholes", "float32", n, gpu_time_ms(jet_prices, reps), bytes);
+    report("jet_back_to_back", "black_scholes", "float32", n, back_to_back_ms(jet_prices, 200), bytes);
     auto jet_let = [&] {
       jet::tie(o.call, o.put) = black_scholes::prices(o.s, o.x, o.t, black_scholes::riskfree, black_scholes::volatility,
                                                       black_scholes::let_values{});
@@ -136,6 +141,8 @@ void black_scholes(bool jet_only) {
                         black_scholes::volatility);
     };
     report("cuda_hand", "black_scholes", "float32", n, median_ms(hand, reps), bytes);
+    report("cuda_hand_gpu_time", "black_scholes", "float32", n, gpu_time_ms(hand, reps), bytes);
+    report("cuda_hand_back_to_back", "black_scholes", "float32", n, back_to_back_ms(hand, 200), bytes);
     if (const char* err = native_error(); *err) std::printf("SKIP impl=cuda_hand reason=%s\n", err);
     if (n == sizes[0]) {
       print_calls("cuda_hand", black_scholes_hand_calls);

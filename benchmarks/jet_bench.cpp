@@ -46,36 +46,16 @@
 
 #include <stdlib.h>  // mkdtemp
 
+using bench::back_to_back_ms;
 using bench::check;
-using bench::event_timer;
 using bench::expr;
+using bench::gpu_time_ms;
 using bench::median_ms;
 using bench::random_normal;
 using bench::report;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
-
-// Per call, for `calls` calls back to back: what a loop of such calls sees, where each launch's
-// latency overlaps the kernel before it.
-double back_to_back_ms(const std::function<void()>& f, int calls) {
-  event_timer timer;
-  for (int i = 0; i < 5; ++i) f();
-  timer.start();
-  for (int i = 0; i < calls; ++i) f();
-  return timer.stop_ms() / calls;
-}
-
-// Median of `reps` single calls, each timed on the GPU alone as Triton's do_bench times one: a
-// 256 MiB memset before each clears L2 and keeps the GPU busy while the call is enqueued, so the
-// launch's latency is hidden and the inputs come from memory.
-double gpu_time_ms(const std::function<void()>& f, int reps) {
-  static jet::array<float> scratch(std::size_t{64} << 20);
-  const auto clear = reinterpret_cast<CUdeviceptr>(scratch.data());
-  return median_ms(f, reps, [&] {
-    check(jet::detail::driver().cuMemsetD32Async(clear, 0, scratch.size(), nullptr), "cuMemsetD32Async");
-  });
-}
 
 template <class T> const char* dtype_name() { return std::is_same_v<T, float> ? "float32" : "float64"; }
 

@@ -4,6 +4,8 @@
 
 #include "driver/driver.hpp"
 
+#include <jet/array.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -58,6 +60,27 @@ inline double median_ms(
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+// Per call, for `calls` calls back to back: what a loop of such calls sees, where each launch's
+// latency overlaps the kernel before it.
+inline double back_to_back_ms(const std::function<void()>& f, int calls) {
+  event_timer timer;
+  for (int i = 0; i < 5; ++i) f();
+  timer.start();
+  for (int i = 0; i < calls; ++i) f();
+  return timer.stop_ms() / calls;
+}
+
+// Median of `reps` single calls, each timed on the GPU alone as Triton's do_bench times one: a
+// 256 MiB memset before each clears L2 and keeps the GPU busy while the call is enqueued, so the
+// launch's latency is hidden and the inputs come from memory.
+inline double gpu_time_ms(const std::function<void()>& f, int reps) {
+  static jet::array<float> scratch(std::size_t{64} << 20);
+  const auto clear = reinterpret_cast<CUdeviceptr>(scratch.data());
+  return median_ms(f, reps, [&] {
+    check(jet::detail::driver().cuMemsetD32Async(clear, 0, scratch.size(), nullptr), "cuMemsetD32Async");
+  });
 }
 
 /// One RESULT line (a TUNE line when `tag` is set): bytes / ms is its GB/s.
