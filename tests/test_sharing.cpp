@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -158,6 +159,65 @@ TEST_CASE("the interpreter computes a repeat that holds once, as the kernel does
     };
     CHECK(value_slots(jet::test::planned_encoding_of(jet::tuple(x * 2.f + y * 2.f), out)) == 1);
     CHECK(value_slots(jet::test::planned_encoding_of(jet::tuple(x * 2.f + y * 3.f), out)) == 2);
+  }
+}
+
+namespace {
+
+template <class E> using kernel_of_t = jet::detail::kernel_of<jet::detail::roots<E>, float>;
+
+// Whether reading e's leaves as evaluation does (skipping the copies whose bytes are an earlier
+// subtree's) fills every slot as reading each leaf does; and how many subtrees it may skip.
+template <class E> std::size_t skipping_reads_as_reading_each(const E& e) {
+  using kernel = kernel_of_t<E>;
+  const auto skipped = kernel::values_of(e);
+  jet::detail::leaves<kernel::input_count, kernel::scalar_count> each;
+  const void* const roots[] = {&e};
+  jet::detail::read_leaves(kernel::flattened.leaves.data(), kernel::flattened.leaf_count, roots,
+                           {each.input.data(), each.layouts.data(), each.scalar.data()});
+  CHECK(skipped.input == each.input);
+  CHECK(skipped.layouts == each.layouts);
+  for (std::size_t k = 0; k < kernel::scalar_count; ++k)
+    CHECK(std::memcmp(skipped.scalar[k].bytes, each.scalar[k].bytes, sizeof each.scalar[k].bytes) == 0);
+  return kernel::flattened.skips.count;
+}
+
+}  // namespace
+
+TEST_CASE("reading leaves: a copy of a sub-expression with its bytes takes its slots, another is read",
+          "[cpu][sharing]") {
+  const jet::array<float> a, b;  // operands by address: their layouts' addresses tell them apart
+  const auto d = jet::exp(a * 2.f) + a;
+  // Arrays and scalars leave no padding, so a node's bytes are its size; a view's layout has some.
+  STATIC_REQUIRE(sizeof(jet::scalar<float>) == 8);
+  STATIC_REQUIRE(decltype(d)::tree.bytes == sizeof d);
+  STATIC_REQUIRE(decltype(fake_view<float>() * 2.f)::tree.bytes == 0);
+  SECTION("the same arrays and scalars: skipped, one comparison for the outermost copy") {
+    CHECK(skipping_reads_as_reading_each(d * d + jet::sin(d)) == 2);
+    const auto& values = kernel_of_t<decltype(d * d)>::values_of(d * d);
+    CHECK(values.layouts[2] == &a.layout());
+  }
+  SECTION("another array or another scalar value: the copy is read") {
+    const auto other_array = d * (jet::exp(b * 2.f) + b);
+    CHECK(skipping_reads_as_reading_each(other_array) == 1);
+    CHECK(kernel_of_t<decltype(other_array)>::values_of(other_array).layouts[3] == &b.layout());
+    const auto other_scalar = d * (jet::exp(a * 3.f) + a);
+    CHECK(skipping_reads_as_reading_each(other_scalar) == 1);
+    float three = 0;
+    std::memcpy(&three, kernel_of_t<decltype(other_scalar)>::values_of(other_scalar).scalar[1].bytes, sizeof three);
+    CHECK(three == 3.f);
+    // -0 and +0 are other bytes: read, though equal.
+    CHECK(skipping_reads_as_reading_each(jet::exp(a * 0.f) + jet::exp(a * -0.f)) == 1);
+  }
+  SECTION("copies of jet::let values compare their holders, inside other values too") {
+    const auto n = jet::let(jet::exp(a * 2.f));
+    const auto m = jet::let(n * n + b);
+    CHECK(skipping_reads_as_reading_each(m * m + n) == 1);
+    CHECK(skipping_reads_as_reading_each(jet::let(n * n) + jet::let(n * n)) == 1);  // two holders
+  }
+  SECTION("views hold their layouts, which have padding: read") {
+    const auto x = fake_view<float>();
+    CHECK(skipping_reads_as_reading_each(jet::exp(x * 2.f) + jet::exp(x * 2.f)) == 0);
   }
 }
 

@@ -48,23 +48,36 @@ constexpr std::size_t stored_first(std::initializer_list<std::size_t> depths) {
   return first;
 }
 
+/// Where a node's operands are in its object, and its size when they leave no padding.
+struct member_layout {
+  std::array<std::uint32_t, 3> offsets{};
+  std::uint32_t bytes = 0;  // 0: the node has padding (its own or its operands'), see type_node::bytes
+};
+
 /// Where a node stores its operands of sizes `sizes` and alignments `aligns`, in bytes, operand
 /// `first` first and the others in order: each member at the first offset of its alignment past
 /// the one before, as the Itanium C++ ABI lays out data members (tests/test_expr.cpp checks it
 /// against offsetof). Flattening adds them up into where each leaf is in the root's object.
-constexpr std::array<std::uint32_t, 3> operand_offsets(std::initializer_list<std::size_t> sizes,
-                                                       std::initializer_list<std::size_t> aligns, std::size_t first) {
-  std::array<std::uint32_t, 3> at{};
-  std::size_t end = 0;
+/// `padding_free` holds each operand's type_node::bytes: the node is free of padding when each
+/// operand is (its bytes are its size) and no member starts past the end of the one before.
+constexpr member_layout operand_layout(std::initializer_list<std::size_t> sizes,
+                                       std::initializer_list<std::size_t> aligns,
+                                       std::initializer_list<std::uint32_t> padding_free, std::size_t first) {
+  member_layout m;
+  std::size_t end = 0, align = 1;
+  bool padded = false;
   const auto place = [&](std::size_t k) {
-    const std::size_t align = aligns.begin()[k];
-    at[k] = static_cast<std::uint32_t>((end + align - 1) / align * align);
-    end = at[k] + sizes.begin()[k];
+    const std::size_t a = aligns.begin()[k];
+    m.offsets[k] = static_cast<std::uint32_t>((end + a - 1) / a * a);
+    padded = padded || m.offsets[k] != end || padding_free.begin()[k] != sizes.begin()[k];
+    end = m.offsets[k] + sizes.begin()[k];
+    align = a > align ? a : align;
   };
   place(first);
   for (std::size_t k = 0; k < sizes.size(); ++k)
     if (k != first) place(k);
-  return at;
+  m.bytes = padded || end % align ? 0 : static_cast<std::uint32_t>(end);
+  return m;
 }
 
 /// Whether op Op computes on dtypes Operands (ops.def's domain column). Where it does not, the
@@ -112,12 +125,13 @@ template <class Op, std::size_t Arity, typing Typed> constexpr bool op_checked()
   }
 }
 
-/// The type_node of a node of op Op typed `t` over operands `operands` stored at `offsets`.
+/// The type_node of a node of op Op typed `t` over operands `operands` stored as `members` says.
 template <class Op> constexpr type_node op_node(const typing& t, std::initializer_list<const type_node*> operands,
-                                                const std::array<std::uint32_t, 3>& offsets) {
+                                                const member_layout& members) {
   type_node n{{Op::id, t.result, static_cast<std::uint8_t>(operands.size()), {t.args[0], t.args[1], t.args[2]}}};
   for (std::size_t k = 0; k < operands.size(); ++k) n.operands[k] = operands.begin()[k];
-  n.offsets = offsets;
+  n.offsets = members.offsets;
+  n.bytes = members.bytes;
   if constexpr (Op::id == op_id::user) n.function = &Op::function_tag::function;
   return n;
 }
@@ -140,10 +154,11 @@ template <std::size_t K, class... Args>
 concept stores_first = (stored_first({std::size_t{Args::depth}...}) == K);
 
 /// The run-time values of an expression's leaves, in slot order.
+/// Left uninitialized: reading the leaves writes every slot, on each evaluation.
 template <std::size_t Inputs, std::size_t Scalars> struct leaves {
-  std::array<const void*, Inputs> input{};
-  std::array<const layout*, Inputs> layouts{};
-  std::array<scalar_value, Scalars> scalar{};
+  std::array<const void*, Inputs> input;
+  std::array<const layout*, Inputs> layouts;
+  std::array<scalar_value, Scalars> scalar;
 };
 
 /// Where a leaf's reader writes: the input slots (pointers and layouts) and the scalar slots from
@@ -166,6 +181,31 @@ inline void read_leaves(const leaf_ref* refs, std::size_t count, const void* con
   }
 }
 
+/// read_leaves of `count` refs, but for the subtrees that `skips` lists (in leaf order): those
+/// whose objects have the bytes of an earlier subtree of their shape take its slots' values, and
+/// the others are read. A formula that copies a sub-expression into each of its uses costs a
+/// comparison per outermost copy, not a read per leaf in it.
+inline void read_shared_leaves(const leaf_ref* refs, std::size_t count, const leaf_skip* skips, std::size_t skip_count,
+                               const void* const* roots, const leaf_sink& slots) {
+  std::size_t next = 0;
+  const auto object = [&](std::uint32_t root, std::uint32_t offset) {
+    return static_cast<const unsigned char*>(roots[root]) + offset;
+  };
+  for (std::size_t k = 0; k < skip_count; ++k) {
+    const leaf_skip& s = skips[k];
+    read_leaves(refs + next, s.leaf_begin - next, roots, slots);
+    next = s.leaf_end;
+    if (std::memcmp(object(s.root, s.offset), object(s.same_root, s.same_offset), s.bytes) != 0) {
+      read_leaves(refs + s.leaf_begin, s.leaf_end - s.leaf_begin, roots, slots);
+      continue;
+    }
+    std::copy_n(slots.input + s.same_input_first, s.input_count, slots.input + s.input_first);
+    std::copy_n(slots.layouts + s.same_input_first, s.input_count, slots.layouts + s.input_first);
+    std::copy_n(slots.scalar + s.same_scalar_first, s.scalar_count, slots.scalar + s.scalar_first);
+  }
+  read_leaves(refs + next, count - next, roots, slots);
+}
+
 /// Copies the pointer and layout of an array operand (a Leaf) at `at` into its input slot.
 template <class Leaf> void read_array(const void* at, const leaf_sink& s) {
   const Leaf& leaf = *static_cast<const Leaf*>(at);
@@ -178,16 +218,17 @@ template <class Leaf> void read_array(const void* at, const leaf_sink& s) {
 // What every array operand is to a kernel: an input slot of dtype T, whose pointer and layout the
 // operand gives when the expression is evaluated. Members of each leaf type rather than an empty
 // base class, which every node above it would hold (see the top of this file).
-#define JET_ARRAY_LEAF(T, Leaf)                                                   \
-  static constexpr dtype type = dtype_of<T>();                                    \
-  static constexpr bool weak = false;                                             \
-  static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0; \
-  static constexpr std::size_t depth = 1;                                         \
-  static constexpr detail::type_node tree{{detail::op_id::input, type}, {}, {}, nullptr, &detail::read_array<Leaf>};
+#define JET_ARRAY_LEAF(T, Leaf, BYTES)                                                          \
+  static constexpr dtype type = dtype_of<T>();                                                  \
+  static constexpr bool weak = false;                                                           \
+  static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;               \
+  static constexpr std::size_t depth = 1;                                                       \
+  static constexpr detail::type_node tree{{detail::op_id::input, type}, {},      {},   nullptr, \
+                                          &detail::read_array<Leaf>,    nullptr, BYTES};
 
 /// A view operand: the view's device pointer and layout, copied.
 template <class T> struct terminal {
-  JET_ARRAY_LEAF(T, terminal)
+  JET_ARRAY_LEAF(T, terminal, 0)  // a layout has padding
 
   terminal(const T* p, const detail::layout& l) : pointer(p), strides(l) {}
   terminal(const view<T>& v) : terminal(v.data(), v.layout()) {}  // NOLINT: what a view operand becomes
@@ -204,7 +245,7 @@ template <class T> struct terminal {
 /// reads the array's pointer and shape when it is evaluated, so the array must outlive it, as its
 /// memory must.
 template <class T> struct array_terminal {
-  JET_ARRAY_LEAF(T, array_terminal)
+  JET_ARRAY_LEAF(T, array_terminal, sizeof(const array<T>*))
 
   array_terminal(const array<T>& a) : source(&a) {}  // NOLINT: what an array operand becomes
 
@@ -253,6 +294,9 @@ template <class T> struct scalar {
   scalar(T v) : value(static_cast<cpp_type<type>>(v)) {}  // NOLINT: what a C++ scalar operand becomes
 
   cpp_type<type> value;
+  // Zero bytes up to a multiple of 8: a node holding a scalar beside an array has no padding, so
+  // that copies of a sub-expression compare byte for byte (see type_node::bytes).
+  [[no_unique_address]] detail::zero_bytes<(8 - sizeof(cpp_type<type>) % 8) % 8> rounding;
 
   static void read(const void* at, const detail::leaf_sink& s) {
     static_assert(sizeof value <= sizeof(detail::scalar_value::bytes));
@@ -260,7 +304,8 @@ template <class T> struct scalar {
     std::memcpy(v.bytes, &static_cast<const scalar*>(at)->value, sizeof value);
     s.scalar[0] = v;
   }
-  static constexpr detail::type_node tree{{detail::op_id::scalar, type}, {}, {}, nullptr, &read};
+  static constexpr detail::type_node tree{{detail::op_id::scalar, type},       {}, {}, nullptr, &read, nullptr,
+                                          (sizeof(cpp_type<type>) + 7) / 8 * 8};
 };
 
 namespace ops {
@@ -274,21 +319,21 @@ template <class F> struct call {
 // The members every node of op Op over operands Args has besides its operands (stored operand
 // FIRST first): its counts, its checks, its `tree` and its dtype (which nodes read from their
 // operands' trees).
-#define JET_DETAIL_NODE(FIRST)                                                                                        \
-  enum : std::size_t {                                                                                                \
-    node_count = (1 + ... + Args::node_count),                                                                        \
-    input_count = (0 + ... + Args::input_count),                                                                      \
-    scalar_count = (0 + ... + Args::scalar_count),                                                                    \
-    depth = 1 + std::max({std::size_t{0}, std::size_t{Args::depth}...}),                                              \
-    stored_first = FIRST,                                                                                             \
-  };                                                                                                                  \
-  enum : bool { weak = false };                                                                                       \
-  static_assert(detail::op_checked<Op, sizeof...(Args),                                                               \
-                                   detail::op_typing<Op>({Args::tree.shape.type...}, {bool(Args::weak)...})>());      \
-  static constexpr detail::type_node tree =                                                                           \
-      detail::op_node<Op>(detail::op_typing<Op>({Args::tree.shape.type...}, {bool(Args::weak)...}), {&Args::tree...}, \
-                          detail::operand_offsets({sizeof(Args)...}, {alignof(Args)...}, FIRST));                     \
-  static_assert(tree.shape.arity > 0); /* computes it as the node is built, as the counts */                          \
+#define JET_DETAIL_NODE(FIRST)                                                                                   \
+  enum : std::size_t {                                                                                           \
+    node_count = (1 + ... + Args::node_count),                                                                   \
+    input_count = (0 + ... + Args::input_count),                                                                 \
+    scalar_count = (0 + ... + Args::scalar_count),                                                               \
+    depth = 1 + std::max({std::size_t{0}, std::size_t{Args::depth}...}),                                         \
+    stored_first = FIRST,                                                                                        \
+  };                                                                                                             \
+  enum : bool { weak = false };                                                                                  \
+  static_assert(detail::op_checked<Op, sizeof...(Args),                                                          \
+                                   detail::op_typing<Op>({Args::tree.shape.type...}, {bool(Args::weak)...})>()); \
+  static constexpr detail::type_node tree = detail::op_node<Op>(                                                 \
+      detail::op_typing<Op>({Args::tree.shape.type...}, {bool(Args::weak)...}), {&Args::tree...},                \
+      detail::operand_layout({sizeof(Args)...}, {alignof(Args)...}, {Args::tree.bytes...}, FIRST));              \
+  static_assert(tree.shape.arity > 0); /* computes it as the node is built, as the counts */                     \
   static constexpr dtype type = tree.shape.type
 
 /// The one generic node: op `Op` (of the table, or ops::call of a user function) applied to
@@ -353,12 +398,20 @@ template <class E> struct leaf_table {
   struct table {
     std::array<leaf_ref, E::input_count + E::scalar_count> refs;
     std::uint32_t count;
+    leaf_skips<E::node_count> skips;
   };
   static constexpr table of = [] {
     flat_builder<E::node_count, E::input_count + E::scalar_count> b;
     b.append(E::tree, 0);
-    return table{b.leaves, b.leaf_count};
+    const auto e = sharing_detail::extents_of<E::node_count>(b.nodes.data(), E::node_count);
+    const auto first = sharing_detail::first_of_shape<E::node_count>(b.nodes.data(), e, E::node_count);
+    return table{b.leaves, b.leaf_count,
+                 leaf_skips_of<E::node_count>(b.nodes.data(), E::node_count, b.places.data(), e, first)};
   }();
+  static void read(const void* value, const leaf_sink& s) {
+    const void* const roots[] = {value};
+    read_shared_leaves(of.refs.data(), of.count, of.skips.list.data(), of.skips.count, roots, s);
+  }
 };
 
 }  // namespace detail
@@ -376,13 +429,13 @@ template <class E> struct named {
   };
   enum : bool { weak = bool(E::weak) };
   static void read(const void* at, const detail::leaf_sink& s) {
-    const void* const value[] = {&static_cast<const named*>(at)->shared_->value};
-    detail::read_leaves(detail::leaf_table<E>::of.refs.data(), detail::leaf_table<E>::of.count, value, s);
+    detail::leaf_table<E>::read(&static_cast<const named*>(at)->shared_->value, s);
   }
   static constexpr detail::type_node tree = [] {
     detail::type_node t = E::tree;
     t.shape.named = true;
     t.read_named = &read;
+    t.bytes = sizeof(void*);  // its holder's address
     return t;
   }();
   static constexpr dtype type = E::type;
@@ -562,6 +615,8 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
     std::uint32_t counter_slots;
     std::array<leaf_ref, input_count + scalar_count> leaves;
     std::uint32_t leaf_count;
+    leaf_skips<node_count> skips;
+    repeats_of_nodes<node_count> repeats;
   };
   static constexpr flat flattened = [] {
     flat_builder<node_count, input_count + scalar_count> b;
@@ -571,7 +626,17 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
       std::uint32_t root = 0;
       // In order (a braced list is evaluated left to right), sharing slots.
       const std::array<std::uint16_t, sizeof...(Es)> out_nodes{b.append(Es::tree, root++)...};
-      return flat{b.nodes, out_nodes, b.functions, b.function_count, b.counter_slots, b.leaves, b.leaf_count};
+      const auto e = sharing_detail::extents_of<node_count>(b.nodes.data(), node_count);
+      const auto first = sharing_detail::first_of_shape<node_count>(b.nodes.data(), e, node_count);
+      return flat{b.nodes,
+                  out_nodes,
+                  b.functions,
+                  b.function_count,
+                  b.counter_slots,
+                  b.leaves,
+                  b.leaf_count,
+                  leaf_skips_of<node_count>(b.nodes.data(), node_count, b.places.data(), e, first),
+                  repeats_of_nodes<node_count>(b.nodes.data(), node_count, e, first)};
     }
   }();
   static constexpr std::array<dtype, input_count> input_types = [] {
@@ -581,7 +646,6 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
     return types;
   }();
   static constexpr std::array<dtype, sizeof...(Outs)> out_types{dtype_of<Outs>()...};
-  static constexpr repeats_of_nodes<node_count> repeats{flattened.nodes.data(), node_count};
   static constexpr kernel_desc desc{
       .nodes = flattened.nodes.data(),
       .node_count = node_count,
@@ -595,16 +659,17 @@ template <class... Es, class... Outs> struct kernel_of<roots<Es...>, Outs...> {
       .functions = flattened.functions.data(),
       .function_count = flattened.function_count,
       .hash = hash_desc(flattened.nodes, flattened.out_nodes, out_types, flattened.functions, flattened.function_count),
-      .repeats = repeats.list.data(),
-      .repeat_count = repeats.count};
+      .repeats = flattened.repeats.list.data(),
+      .repeat_count = flattened.repeats.count};
   static inline kernel_slot slot;
 
   /// The run-time values of the leaves of `es`, expressions of types Es.
   static leaves<input_count, scalar_count> values_of(const Es&... es) {
     leaves<input_count, scalar_count> values;
     const void* const roots[] = {std::addressof(es)...};
-    read_leaves(flattened.leaves.data(), flattened.leaf_count, roots,
-                {values.input.data(), values.layouts.data(), values.scalar.data()});
+    read_shared_leaves(flattened.leaves.data(), flattened.leaf_count, flattened.skips.list.data(),
+                       flattened.skips.count, roots,
+                       {values.input.data(), values.layouts.data(), values.scalar.data()});
     return values;
   }
 };

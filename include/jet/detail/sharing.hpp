@@ -6,6 +6,7 @@
 // variant). The kernel computes each repeat that holds once.
 #pragma once
 
+#include <jet/detail/flatten.hpp>
 #include <jet/detail/kernel_desc.hpp>
 
 #include <array>
@@ -102,11 +103,17 @@ template <std::size_t N> struct repeats_of_nodes {
   std::array<repeat, max_repeats> list{};
   std::uint32_t count = 0;
 
-  constexpr repeats_of_nodes(const node* nodes, std::size_t node_count) {
-    const auto e = sharing_detail::extents_of<N>(nodes, node_count);
+  constexpr repeats_of_nodes() = default;
+  constexpr repeats_of_nodes(const node* nodes, std::size_t node_count)
+      : repeats_of_nodes(nodes, node_count, sharing_detail::extents_of<N>(nodes, node_count)) {}
+  constexpr repeats_of_nodes(const node* nodes, std::size_t node_count, const std::array<sharing_detail::extent, N>& e)
+      : repeats_of_nodes(nodes, node_count, e, sharing_detail::first_of_shape<N>(nodes, e, node_count)) {}
+  /// With the nodes' extents and first nodes of their shapes (sharing_detail's), computed once
+  /// for these and the leaf skips.
+  constexpr repeats_of_nodes(const node* nodes, std::size_t node_count, const std::array<sharing_detail::extent, N>& e,
+                             const std::array<std::uint16_t, N>& first) {
     // Two subtrees of one shape do not overlap (one inside the other would be smaller), so the
     // first of a shape ends before any other starts.
-    const auto first = sharing_detail::first_of_shape<N>(nodes, e, node_count);
     const auto repeats = [&](std::size_t i) { return !is_leaf(nodes[i].op) && first[i] != i; };
     // A repeat inside another's copy is moot wherever the outer one holds, so the nested ones
     // are taken while the table has room.
@@ -145,5 +152,34 @@ template <std::size_t N> struct repeats_of_nodes {
     }
   }
 };
+
+/// The leaf skips of an expression's N (at least `count`) nodes, placed as `places` says: each
+/// outermost subtree (not a leaf) that has an earlier one of its shape, where both are objects
+/// without padding of one size in the roots' objects, in leaf order. A repeat nested in one of
+/// these is copied with it where it holds, and read otherwise.
+template <std::size_t N> constexpr leaf_skips<N> leaf_skips_of(const node* nodes, std::size_t count,
+                                                               const node_place* places,
+                                                               const std::array<sharing_detail::extent, N>& e,
+                                                               const std::array<std::uint16_t, N>& first) {
+  const auto skippable = [&](std::size_t i) {
+    const node_place &copy = places[i], &same = places[first[i]];
+    return first[i] != i && !is_leaf(nodes[i].op) && copy.bytes != 0 && copy.bytes == same.bytes;
+  };
+  std::array<int, N + 1> covered{};  // per node, how many skippable subtrees hold it
+  for (std::size_t i = 0; i < count; ++i)
+    if (skippable(i)) ++covered[i + 1 - e[i].size], --covered[i + 1];
+  leaf_skips<N> skips;
+  int held = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    held += covered[i];
+    if (!skippable(i) || held != 1 || skips.count == skips.capacity) continue;
+    const node_place &copy = places[i], &same = places[first[i]];
+    const sharing_detail::extent &x = e[i], &y = e[first[i]];
+    skips.list[skips.count++] = {copy.leaf_begin, copy.leaf_end,  copy.root,     copy.offset,   same.root,
+                                 same.offset,     copy.bytes,     x.input_first, y.input_first, x.input_count,
+                                 x.scalar_first,  y.scalar_first, x.scalar_count};
+  }
+  return skips;
+}
 
 }  // namespace jet::detail
