@@ -74,4 +74,14 @@ bool uses_index_space(const kernel_desc& d, const variant_key& v);
 /// fits at once), so it depends only on n and the device.
 inline constexpr unsigned reduction_threads = 256, reduction_ilp = 4, reduction_blocks_per_sm = 2 * 2048 / 256;
 
+/// Threads of a block of a reduction along an outer axis: 32 neighbouring results, each summed
+/// down the axis by all 32 warps of the block, so that a multiprocessor keeps enough 128-byte row
+/// segments in flight to reach memory's bandwidth.
+inline constexpr unsigned outer_reduction_threads = 1024;
+
+/// Threads of a block of a reduction kernel over `axis`.
+constexpr unsigned reduction_block_threads(reduce_axis axis) {
+  return axis == reduce_axis::outer ? outer_reduction_threads : reduction_threads;
+}
+
 }  // namespace jet::detail
