@@ -287,3 +287,17 @@ TEST_CASE("complex reductions: sum, prod, mean, norm2, dot, vdot, any, all, on t
   check_reductions<float>();
   check_reductions<double>();
 }
+
+TEST_CASE("complex sums of every element over the whole grid: each block's partial has its place",
+          "[gpu][complex][reduce]") {
+  // 2^23 elements take the all-elements grid's most blocks, each leaving a complex128 partial in
+  // its stream's workspace (twice a float64's bytes), before the ticket that the last block takes.
+  const std::size_t n = std::size_t{1} << 23;
+  const jet::array<std::complex<float>> a = jet::from_host(std::vector<std::complex<float>>(n, {1.0f, -2.0f}));
+  const jet::array<std::complex<double>> b = jet::from_host(std::vector<std::complex<double>>(n, {0.5, 3.0}));
+  for (int round = 0; round < 2; ++round) {  // the ticket is back at 0 for the next launch
+    CHECK(jet::sum(a).item() == std::complex<float>(8388608.0f, -16777216.0f));
+    CHECK(jet::sum(b).item() == std::complex<double>(4194304.0, 25165824.0));
+    CHECK(jet::sum(jet::real(a)).item() == 8388608.0f);
+  }
+}

@@ -16,6 +16,7 @@
 
 #include <jet/jet.hpp>
 
+#include <algorithm>
 #include <complex>
 
 #include <cstdint>
@@ -134,6 +135,19 @@ TEST_CASE("reduction result types follow NumPy's", "[cpu][reduce]") {
   static_assert(std::is_same_v<decltype(jet::all(z)), jet::array<bool>>);
   // jet::max(x, 1) stays the elementwise maximum: an axis must be spelled jet::axis{1}.
   static_assert(jet::expression<decltype(jet::max(f, 1))>);
+}
+
+TEST_CASE("every accumulator fits its block's place in the reductions' workspace", "[cpu][reduce]") {
+  // An all-elements kernel leaves each block's accumulator in max_accumulator_bytes of its
+  // stream's workspace: a wider one would overrun it into the ticket.
+  std::size_t widest = 0;
+  jet::reductions::for_each_reduction([&](auto tag) {
+    for (std::size_t t = 0; t < jet::detail::dtype_count; ++t) {
+      const dtype accumulator = jet::detail::resolve_reduction(decltype(tag)::id, static_cast<dtype>(t)).accumulator;
+      widest = std::max<std::size_t>(widest, jet::size_of(accumulator));
+    }
+  });
+  CHECK(widest == jet::detail::max_accumulator_bytes);  // complex128 sums
 }
 
 TEST_CASE("every reduction compiles for sm_90 in every dtype, over all elements and along an axis",

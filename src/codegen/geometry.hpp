@@ -74,6 +74,10 @@ bool uses_index_space(const kernel_desc& d, const variant_key& v);
 /// fits at once), so it depends only on n and the device.
 inline constexpr unsigned reduction_threads = 256, reduction_ilp = 4, reduction_blocks_per_sm = 2 * 2048 / 256;
 
+/// The bytes of a reduction's accumulator at most (complex128's), which each block of an
+/// all-elements reduction leaves in its stream's workspace.
+inline constexpr std::size_t max_accumulator_bytes = 16;
+
 /// Threads of a block of a reduction along an outer axis: 32 neighbouring results, each summed
 /// down the axis by all 32 warps of the block, so that a multiprocessor keeps enough 128-byte row
 /// segments in flight to reach memory's bandwidth.

@@ -8,7 +8,7 @@
 namespace jet::detail {
 
 // The reductions' workspace on the device, one per stream: each block's partial (an accumulator
-// is at most 8 bytes) and the ticket counter that tells the last block to finish (the kernel
+// is at most 16 bytes, a complex128 sum's) and the ticket counter that tells the last block to finish (the kernel
 // leaves it at 0). A stream's launches run one after another, so they share it; launches on
 // different streams may run at once, so they do not. It is allocated outside the pool and zeroed
 // on a stream of its own: valid on every stream at once, even when the first reduction on a stream

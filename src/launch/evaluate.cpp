@@ -138,7 +138,7 @@ void reduce(const evaluation& e, std::optional<int> axis) {
   workspace w{};
   unsigned lanes = r.lanes;
   if (r.p.variant.axis == reduce_axis::all) {
-    w = reduction_workspace(current_stream_handle(), std::size_t{8} * max_reduction_blocks());
+    w = reduction_workspace(current_stream_handle(), max_accumulator_bytes * max_reduction_blocks());
     a.params[a.count++] = &w.partials;
     a.params[a.count++] = &w.ticket;
   } else if (r.p.variant.axis == reduce_axis::inner) {
