@@ -78,14 +78,4 @@ inline constexpr unsigned reduction_threads = 256, reduction_ilp = 4, reduction_
 /// all-elements reduction leaves in its stream's workspace.
 inline constexpr std::size_t max_accumulator_bytes = 16;
 
-/// Threads of a block of a reduction along an outer axis: 32 neighbouring results, each summed
-/// down the axis by all 32 warps of the block, so that a multiprocessor keeps enough 128-byte row
-/// segments in flight to reach memory's bandwidth.
-inline constexpr unsigned outer_reduction_threads = 1024;
-
-/// Threads of a block of a reduction kernel over `axis`.
-constexpr unsigned reduction_block_threads(reduce_axis axis) {
-  return axis == reduce_axis::outer ? outer_reduction_threads : reduction_threads;
-}
-
 }  // namespace jet::detail

@@ -58,7 +58,7 @@ struct reduction_context {
   // The kernel's first lines, up to its body: the result's parameter, then open_kernel's, then `more`.
   void open_kernel(source_writer& w, std::string_view more) const {
     const reduction_typing t = resolve_reduction(parts.d.reduction, parts.d.nodes[parts.d.out_nodes[0]].type);
-    parts.open_kernel(w, reduction_block_threads(parts.v.axis), storage_type(t.result) + "* __restrict__ out", more);
+    parts.open_kernel(w, reduction_threads, storage_type(t.result) + "* __restrict__ out", more);
   }
   // One element's contribution: jet_element into e, then mapped and combined into acc.
   void accumulate(source_writer& w, const std::string& acc, const std::string& args) const {
@@ -209,7 +209,7 @@ void inner_axis_loop(source_writer& w, const reduction_context& r) {
   w.close();
 }
 
-// An outer axis keeps its masked loop (32 warps of a block each read 128 bytes of a row of the
+// An outer axis keeps its masked loop (8 warps of a block each read 128 bytes of a row of the
 // axis); its unmasked forms have not yet measured faster.
 void outer_axis_loop(source_writer& w, const reduction_context& r) {
   w.open("for (unsigned long long j = first; j < length; j += unroll * step) {");
@@ -249,7 +249,7 @@ if (first == 0 && row < n) {
 // row * length + j. A group of `step` threads takes a row, thread `first` of it the elements j =
 // first, first + step, ..., `unroll` loads in flight. Inner: a group of `lanes` threads (a
 // multiple of 32) per row, combined by warp shuffles and then across its warps; outer: 32
-// neighbouring rows per block, each split over the block's 32 warps and combined in shared memory.
+// neighbouring rows per block, each split over the block's 8 warps and combined in shared memory.
 void axis_kernel(source_writer& w, const reduction_context& r) {
   const kernel_parts& parts = r.parts;
   const variant_key& v = parts.v;
@@ -264,7 +264,7 @@ void axis_kernel(source_writer& w, const reduction_context& r) {
     w.line("const unsigned first = threadIdx.x & (lanes - 1), step = lanes;");
     w.line("const unsigned long long row = (unsigned long long)blockIdx.x * (threads / lanes) + threadIdx.x / lanes;");
   } else {
-    w.line("constexpr unsigned threads = ", outer_reduction_threads, ", unroll = 8;");
+    w.line("constexpr unsigned threads = ", reduction_threads, ", unroll = 8;");
     parts.declare_index(w);
     w.line("constexpr unsigned columns = 32, step = threads / columns;");
     w.line("const unsigned first = threadIdx.x / columns;");

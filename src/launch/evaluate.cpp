@@ -144,7 +144,7 @@ void reduce(const evaluation& e, std::optional<int> axis) {
   } else if (r.p.variant.axis == reduce_axis::inner) {
     a.params[a.count++] = &lanes;
   }
-  launch(f, r.blocks, reduction_block_threads(r.p.variant.axis), a);
+  launch(f, r.blocks, reduction_threads, a);
 }
 
 void evaluate(const evaluation& e) {
