@@ -263,6 +263,11 @@ TEST_CASE("fuzz: the cases it failed before pass", "[gpu][fuzz]") {
     CHECK(jet::test::check_against_reference(e, 6, h) == 0);
     CHECK(jet::array<bool>(e).to_host() == std::vector<bool>{false, true, true, true, false, false});
   }
+  SECTION("logit(b) of float32 near 1/2: 2b - 1 is exact there, b - (1 - b) was not (64 ulps off)") {
+    const jet::array<float> b =
+        h.upload(std::vector<float>{0.49726725f, 0.4861852f, 0.25f, 0.3f, 0.49999997f, 0.5f, 0.50000006f, 0.7f, 0.75f});
+    CHECK(jet::test::check_against_reference(jet::logit(b), 9, h) == 0);
+  }
   SECTION("sigmoid(exp(abs(a))): abs of int64's lowest stays negative where it converts to float64") {
     const std::int64_t lowest = std::numeric_limits<std::int64_t>::lowest();
     const jet::array<std::int64_t> a = h.upload(std::vector<std::int64_t>{lowest, 12, 3, -24, 0, -1});

@@ -332,6 +332,18 @@ inline bool reads_nan_sign(const detail::node& n, const bounded* operands) {
   return false;
 }
 
+/// Whether fmod or remainder node n wraps around its divisor b within its operands' intervals:
+/// where a's radius, or b's times the quotient a / b, spans an eighth of |b| or more, the
+/// intervals' corners may all fall on one phase of the sawtooth (remainder(b, erfcx(expm1(c))),
+/// a quotient near 1e38 over a divisor known to a few ulps: fuzz case 10161047223800760513).
+inline bool wraps_around_divisor(const detail::node& n, const bounded* operands) {
+  if (n.op != detail::op_id::fmod && n.op != detail::op_id::remainder) return false;
+  if (!operands[0].determined() || !operands[1].determined()) return false;  // probed instead
+  const long double a = operands[0].value, b = operands[1].value;
+  if (!std::isfinite(a) || !std::isfinite(b) || b == 0) return false;
+  return operands[0].radius + std::fabs(a / b) * operands[1].radius >= std::fabs(b) / 8;
+}
+
 /// Op node n applied to its operands (already converted to its operand dtypes), with the bound.
 /// Besides the intervals, the op is evaluated at its operands' rounded values: where float32's
 /// granularity matters (pow of a negative base is NaN but at whole exponents, every float32 from
@@ -350,7 +362,7 @@ inline bounded apply_bounded(const detail::node& n, const bounded* operands) {
   const double deviation =
       std::max(sampled ? unary_deviation(n, operands[0], value) : corner_deviation(n, operands, value),
                distance(apply_reference(n, rounded_centers), value));
-  if (reads_nan_sign(n, operands)) return {value, unknown, plausible};
+  if (reads_nan_sign(n, operands) || wraps_around_divisor(n, operands)) return {value, unknown, plausible};
   if (!is_floating(n.type)) return {value, deviation == 0 ? 0 : unknown, plausible};
   if (deviation > std::fabs(value) / 16) return {value, unknown, plausible};
   if (std::isinf(value) || std::isnan(value)) return {value, deviation, plausible};
