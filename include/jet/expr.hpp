@@ -293,10 +293,12 @@ template <class T> struct scalar {
 
   scalar(T v) : value(static_cast<cpp_type<type>>(v)) {}  // NOLINT: what a C++ scalar operand becomes
 
-  cpp_type<type> value;
   // Zero bytes up to a multiple of 8: a node holding a scalar beside an array has no padding, so
   // that copies of a sub-expression compare byte for byte (see type_node::bytes).
-  [[no_unique_address]] detail::zero_bytes<(8 - sizeof(cpp_type<type>) % 8) % 8> rounding;
+  static constexpr std::size_t rounding_bytes = (8 - sizeof(cpp_type<type>) % 8) % 8;
+
+  cpp_type<type> value;
+  [[no_unique_address]] detail::zero_bytes<rounding_bytes> rounding;
 
   static void read(const void* at, const detail::leaf_sink& s) {
     static_assert(sizeof value <= sizeof(detail::scalar_value::bytes));
@@ -304,8 +306,8 @@ template <class T> struct scalar {
     std::memcpy(v.bytes, &static_cast<const scalar*>(at)->value, sizeof value);
     s.scalar[0] = v;
   }
-  static constexpr detail::type_node tree{{detail::op_id::scalar, type},       {}, {}, nullptr, &read, nullptr,
-                                          (sizeof(cpp_type<type>) + 7) / 8 * 8};
+  static constexpr detail::type_node tree{{detail::op_id::scalar, type},          {}, {}, nullptr, &read, nullptr,
+                                          sizeof(cpp_type<type>) + rounding_bytes};
 };
 
 namespace ops {
