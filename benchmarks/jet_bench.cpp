@@ -280,6 +280,9 @@ void reductions(bool jet_only) {
   report("jet", "row_sum", "float32", max_n, median_ms([&] { rows = jet::sum(m, 1); }, 20), 4.0 * max_n + 4.0 * side);
   report("jet", "column_sum", "float32", max_n, median_ms([&] { rows = jet::sum(m, 0); }, 20),
          4.0 * max_n + 4.0 * side);
+  jet::array<std::int64_t> where;
+  report("jet", "row_argmax", "float32", max_n, median_ms([&] { where = jet::argmax(m, 1); }, 20),
+         4.0 * max_n + 8.0 * side);
 }
 
 // Host time per evaluation at 1024 elements, back to back, one synchronization at the end; and the

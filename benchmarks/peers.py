@@ -711,7 +711,7 @@ def complex_phase():
 
 def reduction_phase():
     """The reductions of jet_bench's reductions(): sum(x * y) over float32 as torch's (x * y).sum(),
-    torch.dot and cupy's (x * y).sum(); row and column sums of 16384 x 16384 float32."""
+    torch.dot and cupy's (x * y).sum(); row and column sums and row argmax of 16384 x 16384 float32."""
     for n in (1 << 20, 1 << 24, 1 << 28):
         x, y = make_inputs(n, "float32", 2)
         cases = [("torch_sum", lambda: (x * y).sum()), ("torch_dot", lambda: torch.dot(x, y))]
@@ -732,6 +732,9 @@ def reduction_phase():
         ms = time_ms(lambda: torch.sum(m, dim=dim), 20)
         nbytes = 4 * side * side + 4 * side
         out(f"RESULT impl=torch_sum expr={expr} dtype=float32 n={side * side} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+    ms = time_ms(lambda: torch.argmax(m, dim=1), 20)
+    nbytes = 4 * side * side + 8 * side
+    out(f"RESULT impl=torch_argmax expr=row_argmax dtype=float32 n={side * side} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
     del m
     free_all()
 

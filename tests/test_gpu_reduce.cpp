@@ -219,6 +219,63 @@ TEST_CASE("max and min propagate NaN; sum too; any counts NaN as true", "[gpu][r
   CHECK_FALSE(jet::all(x - x).item());                  // zeros and one NaN
 }
 
+// The index that arg reduction R gives over the values h, from the host reference.
+template <reduction_id R, class T> std::int64_t host_arg(const std::vector<T>& h) {
+  return static_cast<std::int64_t>(jet::test::host_reduce(R, h).value);
+}
+
+TEST_CASE("argmax and argmin: the first best index, the first NaN's, at lane, tile and tail edges", "[gpu][reduce]") {
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  std::vector<float> h = random_vector<float>(n, -2, 2, fresh_seed() + 5);
+  // Ties of the greatest value placed in one vector, across vectors, tiles, and the tail.
+  for (const std::size_t first : {std::size_t{0}, std::size_t{3}, std::size_t{1023}, std::size_t{4096}, n - 2}) {
+    std::vector<float> t = h;
+    t[first] = 5;
+    t[n - 1] = 5;
+    t[first / 2 + n / 2] = 5;
+    t[n / 3] = -5;
+    const jet::array<float> x = jet::from_host(t);
+    INFO("the greatest value first at " << first);
+    CHECK(jet::argmax(x).item() == static_cast<std::int64_t>(std::min(first, first / 2 + n / 2)));
+    CHECK(jet::argmin(x).item() == static_cast<std::int64_t>(n / 3));
+    CHECK(jet::argmin(x * -1.0f).item() == jet::argmax(x).item());  // any expression
+  }
+  // NaN wins, and of two NaNs the first.
+  std::vector<float> t = h;
+  t[777777] = std::nanf("");
+  t[1234] = -std::nanf("");
+  const jet::array<float> x = jet::from_host(t);
+  CHECK(jet::argmax(x).item() == 1234);
+  CHECK(jet::argmin(x).item() == 1234);
+  // Equal values everywhere, signed zeros among them: index 0.
+  std::vector<double> zeros(n, 0.0);
+  for (std::size_t i = 1; i < n; i += 3) zeros[i] = -0.0;
+  const jet::array<double> z = jet::from_host(zeros);
+  CHECK(jet::argmax(z).item() == 0);
+  CHECK(jet::argmin(z).item() == 0);
+  // Integer extremes, and the least value that is also the identity of argmax.
+  std::vector<std::int64_t> e(4099, INT64_MIN);
+  e[4000] = INT64_MAX;
+  e[4098] = INT64_MAX;
+  const jet::array<std::int64_t> ex = jet::from_host(e);
+  CHECK(jet::argmax(ex).item() == 4000);
+  CHECK(jet::argmin(ex).item() == 0);
+  std::vector<float> infinities(3000, -INFINITY);
+  const jet::array<float> inf = jet::from_host(infinities);
+  CHECK(jet::argmax(inf).item() == 0);
+  CHECK(jet::argmax(-inf).item() == 0);
+  // A strided view: the flat index in C order of the view's shape.
+  auto [m, m_host] = random_array<std::int16_t>({300, 457}, 14);
+  const jet::view<std::int16_t> mt = m.transpose();
+  std::vector<std::int16_t> in_order;
+  for (std::int64_t i = 0; i < 457; ++i)
+    for (std::int64_t j = 0; j < 300; ++j) in_order.push_back(m_host[j * 457 + i]);
+  CHECK(jet::argmax(mt).item() == host_arg<reduction_id::argmax>(in_order));
+  CHECK(jet::argmin(mt).item() == host_arg<reduction_id::argmin>(in_order));
+  CHECK_THROWS_AS(jet::argmax(jet::array<float>(jet::shape{0})), jet::invalid_argument);
+  CHECK_THROWS_AS(jet::argmin(jet::array<float>(jet::shape{4, 0}), 1), jet::invalid_argument);
+}
+
 TEST_CASE("empty reductions: sum 0, prod 1, mean NaN, any false, all true, max throws", "[gpu][reduce]") {
   const jet::array<float> none(jet::shape{0});
   CHECK(jet::sum(none).item() == 0.0f);
@@ -288,6 +345,9 @@ TEST_CASE("axis reductions of long and short rows, inner and outer, and of expre
   auto [b, b_host] = random_array<std::int8_t>({33, 4096}, 13);
   check_axis<reduction_id::sum>(b.view(), b.data(), b_host, 1, itself);
   check_axis<reduction_id::max>(b.view(), b.data(), b_host, 1, itself);
+  // Five values in 4096: ties everywhere, so the first index must win in every lane and warp.
+  check_axis<reduction_id::argmax>(b.view(), b.data(), b_host, 1, itself);
+  check_axis<reduction_id::argmin>(b.view(), b.data(), b_host, 0, itself);
   auto [i, host] = random_array<std::int32_t>({300, 500}, 9);
   check_axis<reduction_id::sum>(i.view(), i.data(), host, 0, itself);
   check_axis<reduction_id::sum>(i.view(), i.data(), host, 1, itself);

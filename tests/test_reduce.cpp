@@ -111,6 +111,9 @@ TEST_CASE("reduction result types follow NumPy's", "[cpu][reduce]") {
       {reduction_id::norm2, dtype::complex64, dtype::float64, dtype::float32},
       {reduction_id::norm2, dtype::complex128, dtype::float64, dtype::float64},
       {reduction_id::any, dtype::complex64, dtype::boolean, dtype::boolean},
+      {reduction_id::argmax, dtype::float16, dtype::float32, dtype::int64},
+      {reduction_id::argmin, dtype::uint8, dtype::uint8, dtype::int64},
+      {reduction_id::argmax, dtype::boolean, jet::compute_type(dtype::boolean), dtype::int64},
   };
   for (const row& r : rows) {
     INFO(static_cast<int>(r.r) << " of " << jet::name(r.element));
@@ -128,6 +131,8 @@ TEST_CASE("reduction result types follow NumPy's", "[cpu][reduce]") {
   static_assert(std::is_same_v<decltype(jet::mean(i)), jet::array<double>>);
   static_assert(std::is_same_v<decltype(jet::max(h, jet::axis{0})), jet::array<jet::float16>>);
   static_assert(std::is_same_v<decltype(jet::any(f < 0.0f)), jet::array<bool>>);
+  static_assert(std::is_same_v<decltype(jet::argmax(h, 1)), jet::array<std::int64_t>>);
+  static_assert(std::is_same_v<decltype(jet::argmin(b)), jet::array<std::int64_t>>);
   auto z = fake_view<std::complex<float>>();
   static_assert(std::is_same_v<decltype(jet::vdot(z, z)), jet::array<std::complex<float>>>);
   static_assert(std::is_same_v<decltype(jet::dot(z, f)), jet::array<std::complex<float>>>);
@@ -143,18 +148,18 @@ TEST_CASE("every accumulator fits its block's place in the reductions' workspace
   std::size_t widest = 0;
   jet::reductions::for_each_reduction([&](auto tag) {
     for (std::size_t t = 0; t < jet::detail::dtype_count; ++t) {
-      const dtype accumulator = jet::detail::resolve_reduction(decltype(tag)::id, static_cast<dtype>(t)).accumulator;
-      widest = std::max<std::size_t>(widest, jet::size_of(accumulator));
+      widest = std::max(widest, jet::detail::accumulator_bytes(decltype(tag)::id, static_cast<dtype>(t)));
     }
   });
-  CHECK(widest == jet::detail::max_accumulator_bytes);  // complex128 sums
+  CHECK(widest == jet::detail::max_accumulator_bytes);  // complex128 sums, and argmax's value and index
 }
 
 TEST_CASE("every reduction compiles for sm_90 in every dtype, over all elements and along an axis",
           "[cpu][reduce][compile]") {
   compile_every_reduction<reduction_id::sum, reduction_id::prod, reduction_id::mean, reduction_id::norm2>();
   compile_every_reduction<reduction_id::max, reduction_id::min, reduction_id::any, reduction_id::all>();
-  // Complex values (no max or min: they have no order).
+  compile_every_reduction<reduction_id::argmax, reduction_id::argmin>();
+  // Complex values (no max, min, argmax or argmin: they have no order).
   compile_in_every_dtype<reduction_id::sum, std::complex<float>, std::complex<double>>();
   compile_in_every_dtype<reduction_id::prod, std::complex<float>, std::complex<double>>();
   compile_in_every_dtype<reduction_id::mean, std::complex<float>>();

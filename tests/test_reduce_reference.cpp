@@ -75,3 +75,21 @@ TEST_CASE("a float16 mean that is subnormal in float16 is judged by its absolute
   INFO(verdict.text);
   CHECK(verdict.ok);
 }
+
+TEST_CASE("the arg reductions' host reference: the first best index, the first NaN's, -0 equal to +0",
+          "[cpu][reduce][reference]") {
+  const double nan = std::nan("");
+  const auto index_of = [](reduction_id r, const std::vector<double>& values) {
+    return static_cast<std::int64_t>(jet::test::host_reduce(r, values).value);
+  };
+  CHECK(index_of(reduction_id::argmax, {1, 3, 2, 3}) == 1);
+  CHECK(index_of(reduction_id::argmin, {4, 1, 2, 1, 1}) == 1);
+  CHECK(index_of(reduction_id::argmax, {1, nan, 7, nan}) == 1);
+  CHECK(index_of(reduction_id::argmin, {-INFINITY, 1, nan}) == 2);
+  CHECK(index_of(reduction_id::argmax, {-INFINITY, -INFINITY}) == 0);
+  CHECK(index_of(reduction_id::argmax, {0.0, -0.0, 0.0}) == 0);
+  CHECK(index_of(reduction_id::argmin, {0.0, -0.0}) == 0);
+  const std::vector<std::int64_t> extremes = {INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX};
+  CHECK(jet::test::host_reduce(reduction_id::argmax, extremes).value == 1);
+  CHECK(jet::test::host_reduce(reduction_id::argmin, extremes).value == 0);
+}

@@ -113,8 +113,9 @@ void add_fuzz_cases(snapshot& s) {
       s[label + " step " + std::to_string(step++)] =
           hash_of(jet::detail::generate_source(sd, jet::detail::default_variant(sd)));
     }
-    for (reduction_id rid : {reduction_id::sum, reduction_id::prod, reduction_id::mean, reduction_id::norm2,
-                             reduction_id::max, reduction_id::min, reduction_id::any, reduction_id::all}) {
+    for (reduction_id rid :
+         {reduction_id::sum, reduction_id::prod, reduction_id::mean, reduction_id::norm2, reduction_id::max,
+          reduction_id::min, reduction_id::any, reduction_id::all, reduction_id::argmax, reduction_id::argmin}) {
       kernel_desc rd = d;
       rd.reduction = rid;
       const int rank = r.shape.rank();

@@ -237,6 +237,25 @@ template <class T> constexpr T nan_or(T a, T b, T value) {
   }
   return value;
 }
+/// The arg reductions' host accumulator: a value and its index (no_index: none yet, after every
+/// index).
+template <class V> struct indexed {
+  using value = V;
+  V v;
+  std::int64_t i;
+};
+inline constexpr std::int64_t no_index = std::numeric_limits<std::int64_t>::max();
+/// Of a and b, a NaN (the first of two), else the one `better` orders first, else the first index.
+template <class V, class Better> constexpr indexed<V> first_best(indexed<V> a, indexed<V> b, Better better) {
+  if constexpr (std::is_floating_point_v<V>) {
+    const bool a_nan = std::isnan(a.v), b_nan = std::isnan(b.v);
+    if (a_nan && b_nan) return a.i < b.i ? a : b;
+    if (a_nan || b_nan) return a_nan ? a : b;
+  }
+  if (better(a.v, b.v)) return a;
+  if (better(b.v, a.v)) return b;
+  return a.i < b.i ? a : b;
+}
 /// The parts of a complex value; a real value is its own real part, with imaginary part 0.
 template <class T> constexpr auto real_part(T a) {
   if constexpr (detail::is_complex_type<T>::value)

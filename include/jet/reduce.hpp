@@ -27,9 +27,10 @@ namespace detail {
 /// cache slot of its own. The expression's values reach the reduction in their compute type, so a
 /// float16 expression is reduced from its float32 values, unrounded.
 template <reduction_id R, class E> struct reduction_kernel {
-  static_assert(!is_complex(E::type) || reduction_rules[static_cast<int>(R)] != reduction_rule::same,
-                "jet: max and min of complex values do not compile: complex numbers have no order (README, "
-                "\"Complex numbers\"); reduce abs(z), real(z) or imag(z)");
+  static_assert(!is_complex(E::type) || (reduction_rules[static_cast<int>(R)] != reduction_rule::same &&
+                                         reduction_rules[static_cast<int>(R)] != reduction_rule::index),
+                "jet: max, min, argmax and argmin of complex values do not compile: complex numbers have no order "
+                "(README, \"Complex numbers\"); reduce abs(z), real(z) or imag(z)");
   using element = kernel_of<roots<E>, cpp_type<compute_type(E::type)>>;
   static constexpr kernel_desc desc = [] {
     kernel_desc d = element::desc;

@@ -39,9 +39,14 @@ void reduction_functions(source_writer& w, const kernel_desc& d) {
   const reduction_typing t = resolve_reduction(d.reduction, d.nodes[d.out_nodes[0]].type);
   const std::string result = storage_type(t.result);
   w.raw(reduction_helpers);
-  w.line("typedef ", storage_type(t.accumulator), " T;");
+  if (reduction_rules[static_cast<int>(d.reduction)] == reduction_rule::index) {
+    w.line("typedef ", storage_type(t.accumulator), " V;");
+    w.line("typedef jet_indexed<V> T;");
+  } else {
+    w.line("typedef ", storage_type(t.accumulator), " T;");
+  }
   w.line("__device__ __forceinline__ T jet_identity() { return ", r.identity, "; }");
-  w.line("template <class E> __device__ __forceinline__ T jet_map(E e) { return ", r.map, "; }");
+  w.line("template <class E> __device__ __forceinline__ T jet_map(E e, long long i) { return ", r.map, "; }");
   w.line("__device__ __forceinline__ T jet_combine(T a, T b) { return ", r.combine, "; }");
   w.open("__device__ __forceinline__ ", result, " jet_finish(T a, double n) {");
   w.line("const auto f = ", r.finish, ";");
@@ -60,9 +65,11 @@ struct reduction_context {
     const reduction_typing t = resolve_reduction(parts.d.reduction, parts.d.nodes[parts.d.out_nodes[0]].type);
     parts.open_kernel(w, reduction_threads, storage_type(t.result) + "* __restrict__ out", more);
   }
-  // One element's contribution: jet_element into e, then mapped and combined into acc.
-  void accumulate(source_writer& w, const std::string& acc, const std::string& args) const {
-    w.line("{ ", element, " e; jet_element(e", args, "); ", acc, " = jet_combine(", acc, ", jet_map(e)); }");
+  // One element's contribution: jet_element into e, then mapped (with its index, `index`) and
+  // combined into acc.
+  void accumulate(source_writer& w, const std::string& acc, const std::string& args, const std::string& index) const {
+    w.line("{ ", element, " e; jet_element(e", args, "); ", acc, " = jet_combine(", acc, ", jet_map(e, (long long)(",
+           index, "))); }");
   }
 };
 
@@ -126,7 +133,7 @@ for (unsigned k = 0; k < ilp; ++k)
 )cuda");
   w.indent();
   w.indent();
-  r.accumulate(w, "acc[k]", parts.tile_args());
+  r.accumulate(w, "acc[k]", parts.tile_args(), "base + (k * threads + threadIdx.x) * vec + j");
   w.outdent();
   w.outdent();
   w.close();
@@ -134,7 +141,7 @@ for (unsigned k = 0; k < ilp; ++k)
   w.line("for (unsigned long long i = full + (unsigned long long)blockIdx.x * threads + threadIdx.x; i < n;");
   w.open("     i += (unsigned long long)gridDim.x * threads) {");
   parts.unravel(w);
-  r.accumulate(w, "acc[0]", parts.element_args([&](unsigned k) { return parts.strided_offset(k); }));
+  r.accumulate(w, "acc[0]", parts.element_args([&](unsigned k) { return parts.strided_offset(k); }), "i");
   w.close();
   combine_accumulators(w, "ilp", "k");
   w.raw(last_block_combines);
@@ -172,7 +179,7 @@ void inner_axis_loop(source_writer& w, const reduction_context& r) {
     w.line("#pragma unroll");
     w.line("for (unsigned j = 0; j < vec; ++j)");
     w.indent();
-    r.accumulate(w, "acc[k]", parts.tile_args());
+    r.accumulate(w, "acc[k]", parts.tile_args(), "(c + k * step) * vec + j");
     w.outdent();
   };
   w.line("const unsigned long long items = length", vectors ? " / vec" : "", ";");
@@ -190,7 +197,7 @@ void inner_axis_loop(source_writer& w, const reduction_context& r) {
     w.line("#pragma unroll");
     w.line("for (unsigned k = 0; k < unroll; ++k)");
     w.indent();
-    r.accumulate(w, "acc[k]", element_at(parts, "c + k * step"));
+    r.accumulate(w, "acc[k]", element_at(parts, "c + k * step"), "c + k * step");
     w.outdent();
   }
   w.close();
@@ -204,7 +211,7 @@ void inner_axis_loop(source_writer& w, const reduction_context& r) {
       w.close();
     }
   } else {
-    r.accumulate(w, "acc[0]", element_at(parts, "c"));
+    r.accumulate(w, "acc[0]", element_at(parts, "c"), "c");
   }
   w.close();
 }
@@ -218,7 +225,7 @@ void outer_axis_loop(source_writer& w, const reduction_context& r) {
   w.line("const unsigned long long jj = j + u * step;");
   w.line("if (jj < length)");
   w.indent();
-  r.accumulate(w, "acc[u]", element_at(r.parts, "jj"));
+  r.accumulate(w, "acc[u]", element_at(r.parts, "jj"), "jj");
   w.outdent();
   w.close();
   w.close();

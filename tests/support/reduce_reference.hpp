@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -16,45 +17,63 @@
 
 namespace jet::test {
 
+template <class T> constexpr bool is_indexed = false;
+template <class V> constexpr bool is_indexed<jet::host::indexed<V>> = true;
+/// Whether reduction rule `rule`'s host columns are over T: an index rule's over host::indexed
+/// values, the others' over plain ones (each switch below instantiates only those).
+template <jet::detail::reduction_rule rule, class T>
+constexpr bool columns_over = (rule == jet::detail::reduction_rule::index) == is_indexed<T>;
+
 template <class T> T host_identity(jet::detail::reduction_id r) {
   switch (r) {
-#define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, ...) \
-  case jet::detail::reduction_id::tag:                                  \
-    return host_identity;
+#define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, ...)                     \
+  case jet::detail::reduction_id::tag:                                                      \
+    if constexpr (columns_over<jet::detail::reduction_rule::rule, T>) return host_identity; \
+    break;
 #include <jet/reductions.def>
 #undef JET_REDUCTION
-    default: return T{};
+    default: break;
   }
+  return T{};
 }
 template <class T> T host_map(jet::detail::reduction_id r, T a) {
   switch (r) {
-#define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, ...) \
-  case jet::detail::reduction_id::tag:                                            \
-    return static_cast<T>(host_map);
+#define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, ...)                      \
+  case jet::detail::reduction_id::tag:                                                                 \
+    if constexpr (columns_over<jet::detail::reduction_rule::rule, T>) return static_cast<T>(host_map); \
+    break;
 #include <jet/reductions.def>
 #undef JET_REDUCTION
-    default: return a;
+    default: break;
   }
+  return a;
 }
 template <class T> T host_combine(jet::detail::reduction_id r, T a, T b) {
   switch (r) {
-#define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, host_combine, ...) \
-  case jet::detail::reduction_id::tag:                                                          \
-    return static_cast<T>(host_combine);
+#define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, host_combine, ...)            \
+  case jet::detail::reduction_id::tag:                                                                     \
+    if constexpr (columns_over<jet::detail::reduction_rule::rule, T>) return static_cast<T>(host_combine); \
+    break;
 #include <jet/reductions.def>
 #undef JET_REDUCTION
-    default: return a;
+    default: break;
   }
+  return a;
 }
 template <class T> long double host_finish(jet::detail::reduction_id r, T a, double n) {
   switch (r) {
-#define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, host_combine, host_finish) \
-  case jet::detail::reduction_id::tag:                                                                  \
-    return static_cast<long double>(host_finish);
+#define JET_REDUCTION(tag, rule, empty, i, m, c, f, host_identity, host_map, host_combine, host_finish)             \
+  case jet::detail::reduction_id::tag:                                                                              \
+    if constexpr (columns_over<jet::detail::reduction_rule::rule, T>) return static_cast<long double>(host_finish); \
+    break;
 #include <jet/reductions.def>
 #undef JET_REDUCTION
-    default: return a;
+    default: break;
   }
+  if constexpr (is_indexed<T>)
+    return a.i;
+  else
+    return a;
 }
 
 /// The mapped values [first, last) combined pairwise.
@@ -73,6 +92,12 @@ template <class T> struct host_reduction {
   long double magnitude;
 };
 template <class T> host_reduction<T> host_reduce(jet::detail::reduction_id r, const std::vector<T>& values) {
+  if (jet::detail::reduction_rules[static_cast<int>(r)] == jet::detail::reduction_rule::index) {
+    std::vector<jet::host::indexed<T>> mapped(values.size());  // each value with its index
+    for (std::size_t i = 0; i < values.size(); ++i) mapped[i] = {values[i], static_cast<std::int64_t>(i)};
+    const auto best = host_combine_range(r, mapped, 0, mapped.size());
+    return {host_finish(r, best, static_cast<double>(values.size())), 0};
+  }
   std::vector<T> mapped(values.size());
   long double magnitude = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {

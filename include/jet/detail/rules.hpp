@@ -82,7 +82,7 @@ constexpr bool accepts(domain d, rule r, int arity, const typing& t) {
 }
 
 /// The reductions' result rules (reductions.def).
-enum class reduction_rule { total, floating, magnitude, same, logical };
+enum class reduction_rule { total, floating, magnitude, same, logical, index };
 
 struct reduction_typing {
   dtype accumulator;  // what a kernel combines in; integer totals wrap in uint64's bits
@@ -92,7 +92,7 @@ struct reduction_typing {
 constexpr reduction_typing resolve_reduction(reduction_rule r, dtype element) {
   const bool floating = is_floating(element);
   if (is_complex(element) && r == reduction_rule::magnitude) return {dtype::float64, real_type(element)};
-  if (is_complex(element) && r != reduction_rule::same && r != reduction_rule::logical)
+  if (is_complex(element) && r != reduction_rule::same && r != reduction_rule::logical && r != reduction_rule::index)
     return {dtype::complex128, element};
   switch (r) {
     case reduction_rule::total:
@@ -103,6 +103,7 @@ constexpr reduction_typing resolve_reduction(reduction_rule r, dtype element) {
     case reduction_rule::floating:
     case reduction_rule::magnitude: return {dtype::float64, floating ? element : dtype::float64};
     case reduction_rule::same: return {compute_type(element), element};
+    case reduction_rule::index: return {compute_type(element), dtype::int64};
     case reduction_rule::logical: break;
   }
   return {dtype::boolean, dtype::boolean};
@@ -115,6 +116,13 @@ inline constexpr reduction_rule reduction_rules[] = {
 #include <jet/reductions.def>
 #undef JET_REDUCTION
 };
+
+/// The bytes of reduction id's accumulator over elements of dtype `element`: an arg reduction's
+/// holds the value padded to 8 bytes, then the index (jet_indexed).
+constexpr std::size_t accumulator_bytes(reduction_id id, dtype element) {
+  if (reduction_rules[static_cast<int>(id)] == reduction_rule::index) return 16;
+  return size_of(resolve_reduction(reduction_rules[static_cast<int>(id)], element).accumulator);
+}
 
 /// Whether a reduction of no elements has a value, indexed by reduction_id.
 inline constexpr bool reduction_allows_empty[] = {
