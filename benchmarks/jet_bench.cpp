@@ -283,6 +283,9 @@ void reductions(bool jet_only) {
   jet::array<std::int64_t> where;
   report("jet", "row_argmax", "float32", max_n, median_ms([&] { where = jet::argmax(m, 1); }, 20),
          4.0 * max_n + 8.0 * side);
+  jet::array<float> probabilities(jet::shape{side, side});
+  report("jet", "softmax_rows", "float32", max_n, median_ms([&] { probabilities = jet::softmax(m, 1); }, 10),
+         8.0 * max_n);
 }
 
 // Host time per evaluation at 1024 elements, back to back, one synchronization at the end; and the

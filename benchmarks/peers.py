@@ -735,6 +735,8 @@ def reduction_phase():
     ms = time_ms(lambda: torch.argmax(m, dim=1), 20)
     nbytes = 4 * side * side + 8 * side
     out(f"RESULT impl=torch_argmax expr=row_argmax dtype=float32 n={side * side} ms={ms:.5g} gbps={nbytes / (ms * 1e-3) / 1e9:.1f}")
+    ms = time_ms(lambda: torch.softmax(m, dim=1), 10)
+    out(f"RESULT impl=torch_softmax expr=softmax_rows dtype=float32 n={side * side} ms={ms:.5g} gbps={8 * side * side / (ms * 1e-3) / 1e9:.1f}")
     del m
     free_all()
 

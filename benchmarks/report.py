@@ -30,11 +30,11 @@ OTHER_TIMINGS = {"jet_back_to_back", "jet_gpu_time", "cub_back_to_back", "cub_gp
                  "cuda_hand_gpu_time"}
 NOT_PEERS = {"jet", "jet_unfused", "jet_let", "memcpy"} | OTHER_TIMINGS
 EXPR_ORDER = ["add", "relu_add", "axpbypc", "chain", "four", "bias_add", "transpose_add", "slice_add", "heat_step", "permute_add", "sum_mul", "row_sum",
-              "column_sum", "row_argmax", "black_scholes"]
+              "column_sum", "row_argmax", "softmax_rows", "black_scholes"]
 DTYPE_ORDER = ["float32", "float64", "bfloat16"]
 IMPL_ORDER = ["jet", "jet_unfused", "cuda_hand", "cuda_float4", "cuda_masked", "thrust", "torch_eager",
               "torch_compile", "triton", "cupy_elementwise", "cupy_fuse", "cub", "torch_sum", "torch_dot",
-              "cupy_sum", "torch_argmax"]
+              "cupy_sum", "torch_argmax", "torch_softmax"]
 CUPY = ("cupy_elementwise", "cupy_fuse")
 OVERHEAD_ORDER = ["jet", "cuLaunchKernel", "torch_add_out", "torch_eager_relu_add",
                   "torch_compile_relu_add", "triton_add", "cupy_add_out",
@@ -45,7 +45,7 @@ STEP_ORDER = ["jet_stream", "jet_graph"]
 STEP_GRAPH_TARGET_US = 1.5  # per expression, graph replay on an H200
 # arrays moved per element (inputs + output), to recompute gbps when a line lacks it
 ARRAYS = {"add": 3, "relu_add": 3, "axpbypc": 3, "chain": 3, "four": 5, "copy": 2, "bias_add": 2, "transpose_add": 3, "slice_add": 3, "heat_step": 2, "permute_add": 3,
-          "sum_mul": 2, "row_sum": 1, "column_sum": 1, "row_argmax": 1, "black_scholes": 5}
+          "sum_mul": 2, "row_sum": 1, "column_sum": 1, "row_argmax": 1, "softmax_rows": 2, "black_scholes": 5}
 ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "int64": 8}
 
 LINE_RE = re.compile(r"^\s*(RESULT|OVERHEAD|STEP|FIRST|SKIP)\s+(.*?)\s*$")
@@ -441,7 +441,8 @@ def main(argv):
               "256 MiB memset before each call, so that the launch's latency is hidden): "
               f"jet {us_per_call(res, 'jet_gpu_time')} us, cub {us_per_call(res, 'cub_gpu_time')} us.")
     md.append("")
-    for e, peer in (("row_sum", "torch_sum"), ("column_sum", "torch_sum"), ("row_argmax", "torch_argmax")):
+    for e, peer in (("row_sum", "torch_sum"), ("column_sum", "torch_sum"), ("row_argmax", "torch_argmax"),
+                    ("softmax_rows", "torch_softmax")):
         j = gb(res, e, "float32", HEAD_N, "jet")
         md.append(f"{e} of 16384 x 16384: jet {f1(j)} GB/s, torch {f1(gb(res, e, 'float32', HEAD_N, peer))} GB/s, "
                   f"jet/torch {f2(ratio(j, gb(res, e, 'float32', HEAD_N, peer)))}")

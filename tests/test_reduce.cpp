@@ -133,6 +133,16 @@ TEST_CASE("reduction result types follow NumPy's", "[cpu][reduce]") {
   static_assert(std::is_same_v<decltype(jet::any(f < 0.0f)), jet::array<bool>>);
   static_assert(std::is_same_v<decltype(jet::argmax(h, 1)), jet::array<std::int64_t>>);
   static_assert(std::is_same_v<decltype(jet::argmin(b)), jet::array<std::int64_t>>);
+  // Kept as operands (keepdims): expressions of the result dtype; the compositions keep x's.
+  static_assert(jet::expression<decltype(jet::sum(f, 1, jet::keepdims))>);
+  static_assert(decltype(jet::sum(i, 1, jet::keepdims))::type == dtype::int64);
+  static_assert(decltype(jet::mean(h, 0, jet::keepdims))::type == dtype::float16);
+  static_assert(decltype(jet::argmax(f, -1, jet::keepdims))::type == dtype::int64);
+  static_assert(decltype(f - jet::max(f, jet::axis{1}, jet::keepdims))::type == dtype::float32);
+  static_assert(decltype(jet::softmax(f, 1))::type == dtype::float32);
+  static_assert(decltype(jet::log_softmax(h, 0))::type == dtype::float16);
+  static_assert(decltype(jet::layer_norm(h, h, 0.0f))::type == dtype::float16);
+  static_assert(decltype(jet::logsumexp(fake_view<double>(), 0, jet::keepdims))::type == dtype::float64);
   auto z = fake_view<std::complex<float>>();
   static_assert(std::is_same_v<decltype(jet::vdot(z, z)), jet::array<std::complex<float>>>);
   static_assert(std::is_same_v<decltype(jet::dot(z, f)), jet::array<std::complex<float>>>);

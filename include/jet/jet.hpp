@@ -4,6 +4,7 @@
 
 #include <jet/activations.hpp>
 #include <jet/array.hpp>
+#include <jet/compositions.hpp>
 #include <jet/constructors.hpp>
 #include <jet/dtype.hpp>
 #include <jet/error.hpp>

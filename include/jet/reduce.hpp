@@ -8,6 +8,7 @@
 #include <jet/expr.hpp>
 #include <jet/ops.hpp>
 
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -55,16 +56,69 @@ template <reduction_id R, class E> array<reduction_result_t<R, E>> reduce(const 
   return out;
 }
 
+/// A reduction along one axis as an operand of e's rank (NumPy's keepdims): extent 1 along the
+/// axis, so it broadcasts back over it. Evaluating an expression that holds it first reduces e
+/// into an array of its own (one launch), then reads that as an operand. Each copy has its own
+/// result: a copy evaluated inside another's reduction (softmax's max, under its sum) must not
+/// replace the array that the outer kernel, launched later, reads.
+template <reduction_id R, class E> struct kept {
+  using value_type = reduction_result_t<R, E>;
+  static constexpr dtype type = dtype_of<value_type>();
+  static constexpr bool weak = false;
+  static constexpr std::size_t node_count = 1, input_count = 1, scalar_count = 0;
+  static constexpr std::size_t depth = 1;
+
+  kept(E e, int axis) : state(new reduced{std::move(e), axis, {}, {}}) {}
+  kept(const kept& o) : kept(o.state->e, o.state->axis) {}
+  kept(kept&&) noexcept = default;
+
+  static void read(const void* at, const leaf_sink& s) {
+    reduced& r = *static_cast<const kept*>(at)->state;
+    r.values = detail::reduce<R>(r.e, r.axis);
+    const jet::shape& without = r.values.shape();
+    const int rank = without.rank() + 1, along = r.axis < 0 ? r.axis + rank : r.axis;
+    r.layout.extents = jet::shape{};
+    for (int d = 0; d < rank; ++d) {
+      r.layout.extents.push_back(d == along ? 1 : without[d - (d > along)]);
+      r.layout.strides[d] = d == along ? 0 : r.values.layout().strides[d - (d > along)];
+    }
+    s.input[0] = r.values.data();
+    s.layouts[0] = &r.layout;
+  }
+  // bytes 0: never compared with another copy's (each reads its own reduction).
+  static constexpr type_node tree{{op_id::input, type}, {}, {}, nullptr, &read, nullptr, 0};
+
+  struct reduced {
+    E e;
+    int axis;
+    array<value_type> values;  // of the last evaluation that read it
+    detail::layout layout;     // values' layout with the axis put back, extent 1
+  };
+  std::unique_ptr<reduced> state;
+};
+template <reduction_id R, class E> struct is_expression<kept<R, E>> : std::true_type {};
+
 }  // namespace detail
 
-// Per reduction: tag(e), over every element, a 0-d array (`.item()` is its value on the host), and
-// tag(e, axis), an array of e's shape without that axis.
+/// The tag of a reduction kept as an operand: `jet::sum(x, 1, jet::keepdims)`.
+struct keepdims_t {
+  explicit keepdims_t() = default;
+};
+inline constexpr keepdims_t keepdims{};
+
+// Per reduction: tag(e), over every element, a 0-d array (`.item()` is its value on the host),
+// tag(e, axis), an array of e's shape without that axis, and tag(e, axis, keepdims), an operand of
+// e's shape with extent 1 along the axis.
 #define JET_REDUCTION(tag, ...)                                                                              \
   template <jet_operand E> auto tag(E&& e) {                                                                 \
     return detail::reduce<detail::reduction_id::tag>(detail::as_expr(std::forward<E>(e)), detail::all_axes); \
   }                                                                                                          \
   template <jet_operand E> auto tag(E&& e, axis along) {                                                     \
     return detail::reduce<detail::reduction_id::tag>(detail::as_expr(std::forward<E>(e)), along.value);      \
+  }                                                                                                          \
+  template <jet_operand E> auto tag(E&& e, axis along, keepdims_t) {                                         \
+    return detail::kept<detail::reduction_id::tag, detail::expr_t<E>>(detail::as_expr(std::forward<E>(e)),   \
+                                                                      along.value);                          \
   }
 #include <jet/reductions.def>
 #undef JET_REDUCTION
