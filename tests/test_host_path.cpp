@@ -165,3 +165,25 @@ TEST_CASE("host path: the same evaluation again launches as remembered, other op
   CHECK(add_views(4096) == 4);
   CHECK(jet::stats().launches - warm.launches == 8);
 }
+
+TEST_CASE("host path: a kept reduction is a launch of its own, then a broadcast operand", "[cpu][host]") {
+  const jet::test::null_driver_counts& c = counts();
+  jet::set_jit_policy(jet::jit_policy::sync);
+  jet::array<float> x(jet::shape{6, 1000}), y;
+  y = x - jet::max(x, jet::axis{1}, jet::keepdims);
+  CHECK(y.shape() == (jet::shape{6, 1000}));
+  const jet::test::null_driver_counts before = c;
+  y = x - jet::mean(x, 0, jet::keepdims);
+  CHECK(y.shape() == (jet::shape{6, 1000}));
+  CHECK(c.launches - before.launches == 2);
+  // softmax: the maximum twice (once under the sum), the sum, and the quotient.
+  const jet::test::null_driver_counts softmax_before = c;
+  y = jet::softmax(x, -1);
+  CHECK(c.launches - softmax_before.launches == 4);
+  CHECK(y.shape() == (jet::shape{6, 1000}));
+  // A kept reduction of another shape broadcasts like any operand of that shape.
+  jet::array<float> column(jet::shape{6, 1});
+  y = column + jet::sum(x, 1, jet::keepdims);
+  CHECK(y.shape() == (jet::shape{6, 1}));
+  CHECK_THROWS_AS(y = x - jet::max(x, jet::axis{-3}, jet::keepdims), jet::invalid_argument);
+}
