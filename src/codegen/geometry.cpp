@@ -14,18 +14,25 @@ namespace jet::detail {
 
 kernel_shape shape_of(const variant_key& v) {
   // 128 threads with two 16-byte vectors per operand in flight: the best shape measured
-  // (benchmarks/RESULTS.md).
-  // JET_KERNEL_SHAPE=threads,ilp[,vec] replaces it for the whole process (vec in
+  // (benchmarks/RESULTS.md); a heavy formula's, 64 threads with one (heavy_formula).
+  // JET_KERNEL_SHAPE=threads,ilp[,vec] replaces both for the whole process (vec in
   // max_vector_width): a tuning knob for benchmark runs, read once.
-  static const kernel_shape chosen = [] {
-    const kernel_shape_choice s = kernel_shape_setting().value_or(kernel_shape_choice{128, 2, 0});
-    return kernel_shape{s.threads, s.ilp, 0};
-  }();
+  static const std::optional<kernel_shape_choice> setting = kernel_shape_setting();
+  const kernel_shape chosen = setting   ? kernel_shape{setting->threads, setting->ilp, 0}
+                              : v.heavy ? kernel_shape{64, 1, 0}
+                                        : kernel_shape{128, 2, 0};
   // A rows kernel whose operands are read one element at a time (some row is misaligned for
   // vectors) keeps as many elements per thread in flight as vectors would: memory-level
   // parallelism is what a bandwidth-bound kernel lives on.
   if (v.rows && v.vec == 1) return {chosen.threads, std::min(16u, chosen.ilp * 4), 1};
   return {chosen.threads, chosen.ilp, v.vec};
+}
+
+bool heavy_formula(const kernel_desc& d) {
+  unsigned cost = 0;
+  for (unsigned i = 0; i < d.node_count && cost <= heavy_formula_cost; ++i)
+    if (!is_leaf(d.nodes[i].op)) cost += op_cost(d.nodes[i].op);
+  return cost > heavy_formula_cost;
 }
 
 unsigned max_vector_width(const kernel_desc& d) {

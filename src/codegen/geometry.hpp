@@ -21,6 +21,12 @@ struct kernel_shape {
   unsigned tile() const { return threads * ilp * vec; }
 };
 kernel_shape shape_of(const variant_key& v);
+/// Whether d's formula is heavy: its ops cost more than heavy_formula_cost (op_cost's units, as
+/// outlining counts them). A heavy elementwise kernel computes for longer than it loads, so it
+/// runs 64 threads a block with one vector each in flight: more blocks of fewer registers fill the
+/// last wave finer (benchmarks/RESULTS.md, Black-Scholes).
+bool heavy_formula(const kernel_desc& d);
+inline constexpr unsigned heavy_formula_cost = 128;
 
 /// A tiled kernel's blocks: tile_threads threads cover a tile of tile_edge x tile_edge elements.
 inline constexpr unsigned tile_edge = 32, tile_threads = 256;

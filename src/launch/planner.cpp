@@ -385,6 +385,7 @@ plan make_plan(const evaluation& e, const jet::shape& output_shape) {
   const int tile_dim = tile_dimension(p, d, merged);
   if (tile_dim >= 0) move_dimension(p, d, tile_dim, merged - 2);
   p.variant.tiled = tile_dim >= 0;
+  p.variant.heavy = d.reduction == reduction_id::none && heavy_formula(d);
   // Rows at least a block's threads long otherwise: a block per chunk of a row, so that no element
   // unravels its multi-index (a division per dimension) or recomputes its operands' offsets.
   const std::int64_t inner = p.extents[merged - 1];

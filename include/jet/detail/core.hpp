@@ -51,6 +51,7 @@ struct variant_key {
   access input_access[max_inputs]{};  // per distinct input
   access output_access[max_outputs]{};
   reduce_axis axis = reduce_axis::none;       // none for an elementwise kernel
+  bool heavy = false;                         // a long formula: smaller blocks, one vector per thread
   std::uint64_t shared = 0;                   // bit r: the description's repeat r holds, and is computed once
   std::uint8_t unique_of[max_input_slots]{};  // input slot -> distinct-input index
 
@@ -59,7 +60,8 @@ struct variant_key {
   friend bool operator==(const variant_key& a, const variant_key& b) {
     return a.vec == b.vec && a.rank == b.rank && a.tiled == b.tiled && a.rows == b.rows && a.index32 == b.index32 &&
            a.out_aliases_input == b.out_aliases_input && a.input_slots == b.input_slots && a.axis == b.axis &&
-           a.shared == b.shared && std::equal(a.input_access, a.input_access + max_inputs, b.input_access) &&
+           a.heavy == b.heavy && a.shared == b.shared &&
+           std::equal(a.input_access, a.input_access + max_inputs, b.input_access) &&
            std::equal(a.output_access, a.output_access + max_outputs, b.output_access) &&
            std::equal(a.unique_of, a.unique_of + a.input_slots, b.unique_of);
   }
