@@ -122,11 +122,10 @@ template <class T> double composition_rtol() {
     return 2 * static_cast<double>(static_cast<float>(std::numeric_limits<T>::epsilon()));
 }
 
-// Evaluates e (of x's shape, x's values `host`) into a poisoned array and compares each element
-// with `expected` within rtol relative, and `atol` absolute (scaled by the row's magnitude where
-// the result is a difference).
-template <class T, class E>
-void check_elements(const E& e, const jet::shape& s, const std::vector<real>& expected, double rtol, double atol) {
+// Evaluates e (of shape s) into a poisoned array and compares each element with `expected`
+// within rtol relative and atol[i] absolute.
+template <class T, class E> void check_elements(const E& e, const jet::shape& s, const std::vector<real>& expected,
+                                                double rtol, const std::vector<real>& atol) {
   std::vector<T> poisoned(s.size(), static_cast<T>(-7777.0f));
   jet::array<T> out = jet::from_host(poisoned, s);
   out = e;
@@ -137,10 +136,15 @@ void check_elements(const E& e, const jet::shape& s, const std::vector<real>& ex
     const real g =
         std::is_same_v<T, double> ? static_cast<real>(got[i]) : static_cast<real>(static_cast<float>(got[i]));
     const real want = jet::test::stored_as<T>(expected[i]);
-    if (!close(g, want, rtol, atol) && wrong++ < 4)
-      FAIL_CHECK("element " << i << ": got " << static_cast<double>(g) << ", expected " << static_cast<double>(want));
+    if (!close(g, want, rtol, static_cast<double>(atol[i])) && wrong++ < 4)
+      FAIL_CHECK("element " << i << ": got " << static_cast<double>(g) << ", expected " << static_cast<double>(want)
+                            << ", bound " << static_cast<double>(atol[i] + rtol * std::fabs(want)));
   }
   CHECK(wrong == 0);
+}
+template <class T, class E>
+void check_elements(const E& e, const jet::shape& s, const std::vector<real>& expected, double rtol, double atol) {
+  check_elements<T>(e, s, expected, rtol, std::vector<real>(expected.size(), atol));
 }
 
 // Every composition of x (values `h`) along `axis`, and a kept reduction in a plain expression.
@@ -163,7 +167,16 @@ template <class T> void check_compositions(const jet::view<T>& x, const std::vec
   }
   {
     INFO("standardize");
-    check_elements<T>(jet::standardize(x, axis), s, along_rows(h, s, axis, standardize_row), 4 * rtol, 4 * rtol);
+    // x - mean loses the digits of the mean's rounding to T: relative to the result, those of
+    // (|x| + |mean|) / std, large where a row's spread is small against its mean.
+    const row_function conditioning = [&](const std::vector<real>& row) {
+      const real m = row_mean(row), sd = std::sqrt(row_variance(row));
+      std::vector<real> bound(row.size());
+      for (std::size_t j = 0; j < row.size(); ++j) bound[j] = 8 * rtol * (1 + (std::fabs(row[j]) + std::fabs(m)) / sd);
+      return bound;
+    };
+    check_elements<T>(jet::standardize(x, axis), s, along_rows(h, s, axis, standardize_row), 4 * rtol,
+                      along_rows(h, s, axis, conditioning));
   }
   {
     INFO("normalize");
