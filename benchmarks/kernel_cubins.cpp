@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   for (const jet::detail::interpreter_family& family : jet::detail::interpreter_families) {
     const std::string source = jet::detail::interpreter_source(family);
     const std::string name = "interpreter_" + std::string(family.name);
-    const jet::detail::cubin k = jet::detail::compile_to_cubin(source, target.value, name.c_str());
+    const jet::detail::cubin k = jet::detail::compile_to_cubin(source, target.value, name.c_str(), {0, 0, family.math});
     if (&family == &jet::detail::interpreter_families[0]) {
       std::ofstream(folder + "/interpreter_f32.cubin", std::ios::binary) << k.image;
       std::ofstream(folder + "/interpreter_f32.cu") << source;

@@ -105,10 +105,10 @@ cached_cubin load_or_compile(const cache_key& key, const std::string& source, in
 
 }  // namespace
 
-cache_key cache_key_for(const std::string& source, int arch) {
+cache_key cache_key_for(const std::string& source, int arch, bool fast_compile) {
   std::string text = "jet code generator " + std::to_string(codegen_version) + "\nnvrtc " + nvrtc_version() +
                      "\narch sm_" + std::to_string(arch) + "\noptions";
-  for (const std::string& option : compile_options(arch)) text += " " + option;
+  for (const std::string& option : compile_options(arch, fast_compile)) text += " " + option;
   text += "\nsource\n" + source;
   return cache_key_of(std::move(text));
 }
@@ -129,7 +129,7 @@ std::shared_ptr<const disk_cache> active_disk_cache() {
 }
 
 cached_cubin cached_compile(const std::string& source, int arch, const std::string& expression, kernel_origin origin) {
-  const cache_key key = cache_key_for(source, arch);
+  const cache_key key = cache_key_for(source, arch, origin.fast_compile);
   std::promise<cached_cubin> promise;
   const auto [result, getting_it_here] = in_flight().join(key.text, promise);
   if (getting_it_here) {
@@ -143,8 +143,9 @@ cached_cubin cached_compile(const std::string& source, int arch, const std::stri
   return result.get();  // a compile_error reaches every thread that waited for it
 }
 
-std::optional<cached_cubin> cached_on_disk(const std::string& source, int arch, const std::string& expression) {
-  return load_from_disk(active_disk_cache(), cache_key_for(source, arch), arch, expression);
+std::optional<cached_cubin> cached_on_disk(const std::string& source, int arch, const std::string& expression,
+                                           bool fast_compile) {
+  return load_from_disk(active_disk_cache(), cache_key_for(source, arch, fast_compile), arch, expression);
 }
 
 }  // namespace jet::detail

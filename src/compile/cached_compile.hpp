@@ -13,7 +13,7 @@ namespace jet::detail {
 
 /// What determines a cubin: the generated source, NVRTC's version and options, the architecture
 /// and jet's code-generator version.
-cache_key cache_key_for(const std::string& source, int arch);
+cache_key cache_key_for(const std::string& source, int arch, bool fast_compile = false);
 
 /// The process's disk cache, as the environment or the last set_disk_cache* call chose it;
 /// nullptr when it is off.
@@ -36,7 +36,8 @@ cached_cubin cached_compile(const std::string& source, int arch, const std::stri
 
 /// The cubin for `source` on sm_<arch> when the active disk cache holds a valid entry for it
 /// (counted and logged as a disk hit), else nothing: never compiles.
-std::optional<cached_cubin> cached_on_disk(const std::string& source, int arch, const std::string& expression);
+std::optional<cached_cubin> cached_on_disk(const std::string& source, int arch, const std::string& expression,
+                                           bool fast_compile = false);
 
 /// Constructs the process-wide state cached_compile uses, so that an object constructed after
 /// this call (the background compiler, whose threads compile until it is destroyed at exit) is

@@ -151,7 +151,7 @@ void wait_for_compiles_at_exit() {
 
 bool process_exiting() { return in_flight_compiles().exiting(); }
 
-std::vector<std::string> compile_options(int arch) {
+std::vector<std::string> compile_options(int arch, bool fast_compile) {
   // No headers: the generated source is self-contained. --no-cache: jet caches kernels itself, and
   // NVRTC's own cache would only hide real compile times. --fmad=false: every op rounds once, as
   // written, so that a fused kernel and the interpreter (which cannot contract a multiply in one
@@ -159,12 +159,25 @@ std::vector<std::string> compile_options(int arch) {
   // mean undefined behaviour, which a JET_FUNCTION body can cause, are errors (#940 a missing
   // return, #549 a variable used before it is set, #39 a division by zero, #62 and #63 a shift by
   // a negative or too large count).
-  return {"--gpu-architecture=sm_" + std::to_string(arch),
-          "--std=c++17",
-          "--minimal",
-          "--no-cache",
-          "--fmad=false",
-          "--diag-error=940,549,39,62,63"};
+  std::vector<std::string> options = {"--gpu-architecture=sm_" + std::to_string(arch),
+                                      "--std=c++17",
+                                      "--minimal",
+                                      "--no-cache",
+                                      "--fmad=false",
+                                      "--diag-error=940,549,39,62,63"};
+  // --Ofast-compile=mid keeps IEEE semantics and cuts the float64 math interpreter's compile about
+  // four times (benchmarks/RESULTS.md); NVRTC 13 documents it.
+  if (fast_compile && nvrtc_major_version() >= 13) options.push_back("--Ofast-compile=mid");
+  return options;
+}
+
+int nvrtc_major_version() {
+  static const int major = [] {
+    int major = 0, minor = 0;
+    check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+    return major;
+  }();
+  return major;
 }
 
 std::string nvrtc_version() {
@@ -234,8 +247,8 @@ cubin compile_program(const std::string& source, const std::vector<std::string>&
 
 cubin compile_to_cubin(const std::string& source, int arch, const std::string& expression, kernel_origin origin) {
   require_supported(arch);
-  return compile_program(source, compile_options(arch), nvrtc_output::cubin, "sm_" + std::to_string(arch), expression,
-                         origin);
+  return compile_program(source, compile_options(arch, origin.fast_compile), nvrtc_output::cubin,
+                         "sm_" + std::to_string(arch), expression, origin);
 }
 
 cubin compile_to_lto_ir(const std::string& source, int arch, const std::string& expression, kernel_origin origin) {

@@ -14,16 +14,21 @@ struct cubin {
 
 /// NVRTC's options for sm_<arch>. The disk cache's key holds them, so a cubin compiled with other
 /// options is never loaded.
-std::vector<std::string> compile_options(int arch);
+std::vector<std::string> compile_options(int arch, bool fast_compile = false);
 
 /// The version of the NVRTC library loaded, as "13.0".
 std::string nvrtc_version();
+/// NVRTC's major version (13 for CUDA 13).
+int nvrtc_major_version();
 
 /// What a kernel is made of, for the reports of its compile: the expression's nodes and user
 /// functions (JET_FUNCTION), none for jet's own kernels such as the interpreter.
 struct kernel_origin {
   std::size_t nodes = 0;
   std::size_t user_functions = 0;
+  // Compiled for compile time rather than run time (NVRTC's --Ofast-compile=mid, from NVRTC 13):
+  // the interpreter's math families, whose long functions NVRTC otherwise optimizes for seconds.
+  bool fast_compile = false;
 };
 
 /// Compiles `source` for sm_<arch>. On failure throws compile_error carrying the full log, the

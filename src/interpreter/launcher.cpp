@@ -53,6 +53,10 @@ interpreter_loader& loader_of(const interpreter_family& f) {
   return loaders[&f - interpreter_families];
 }
 
+// A math family compiles for compile time: its long functions (float64 math, NVRTC's longest)
+// run only until the expression's own kernel replaces the interpreter.
+kernel_origin interpreter_origin(const interpreter_family& f) { return {0, 0, f.math}; }
+
 std::string interpreter_description(const interpreter_family& f) {
   return "the " + std::string(f.name) + " interpreter";
 }
@@ -62,9 +66,9 @@ CUfunction interpreter_function(const interpreter_family& f) {
   if (const CUfunction function = l.function.load(std::memory_order_acquire)) return function;
   std::lock_guard lock(l.mutex);
   if (const CUfunction function = l.function.load(std::memory_order_acquire)) return function;
-  return l.load(l.compiling.valid()
-                    ? l.compiling.get()
-                    : cached_compile(interpreter_source(f), properties().arch, interpreter_description(f)),
+  return l.load(l.compiling.valid() ? l.compiling.get()
+                                    : cached_compile(interpreter_source(f), properties().arch,
+                                                     interpreter_description(f), interpreter_origin(f)),
                 f);
 }
 
@@ -80,12 +84,13 @@ bool interpreter_ready(const interpreter_family& f) {
     return l.load(l.compiling.get(), f);  // a failed compile throws its compile_error here
   }
   const std::string source = interpreter_source(f);
-  if (const std::optional<cached_cubin> stored = cached_on_disk(source, properties().arch, interpreter_description(f)))
+  if (const std::optional<cached_cubin> stored =
+          cached_on_disk(source, properties().arch, interpreter_description(f), interpreter_origin(f).fast_compile))
     return l.load(*stored, f);
   const int arch = properties().arch;
   wait_for_compiles_at_exit();
-  l.compiling = std::async(std::launch::async, [source, arch, description = interpreter_description(f)] {
-    return cached_compile(source, arch, description);
+  l.compiling = std::async(std::launch::async, [source, arch, description = interpreter_description(f), &f] {
+    return cached_compile(source, arch, description, interpreter_origin(f));
   });
   return false;
 }
