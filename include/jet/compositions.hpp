@@ -13,22 +13,23 @@
 namespace jet {
 namespace detail {
 
-/// x as a composition computes it: a real float, float16 and bfloat16 widened to float32 so that
-/// the kept reductions between its steps are float32 (accumulated in float64), not rounded to
-/// 16 bits; `as_input<X>(e)` rounds a result back to x's dtype.
+/// x as a composition computes it: a real float in its compute type (float16 and bfloat16 widened
+/// to float32), so that the kept reductions between its steps are not rounded to 16 bits;
+/// `as_input<X>(e)` rounds a result back to x's dtype.
 template <jet_operand X> auto widened(X&& x) {
   using V = expr_t<X>;
   static_assert(is_floating(V::type) && !is_complex(V::type),
                 "jet: softmax, log_softmax, logsumexp, layer_norm, rms_norm, normalize and standardize take real "
                 "floating operands: cast integers with jet::cast<float>(x) first");
-  if constexpr (V::type == dtype::float16 || V::type == dtype::bfloat16)
-    return cast<float>(as_expr(std::forward<X>(x)));
+  if constexpr (compute_type(V::type) != V::type)
+    return cast<cpp_type<compute_type(V::type)>>(as_expr(std::forward<X>(x)));
   else
     return as_expr(std::forward<X>(x));
 }
 template <jet_operand X, class E> auto as_input(E&& e) {
-  if constexpr (expr_t<X>::type == dtype::float16 || expr_t<X>::type == dtype::bfloat16)
-    return cast<cpp_type<expr_t<X>::type>>(std::forward<E>(e));
+  constexpr dtype stored = expr_t<X>::type;
+  if constexpr (compute_type(stored) != stored)
+    return cast<cpp_type<stored>>(std::forward<E>(e));
   else
     return std::forward<E>(e);
 }
