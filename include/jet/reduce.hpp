@@ -77,11 +77,9 @@ template <reduction_id R, class E> struct kept {
     r.values = detail::reduce<R>(r.e, r.axis);
     const jet::shape& without = r.values.shape();
     const int rank = without.rank() + 1, along = r.axis < 0 ? r.axis + rank : r.axis;
-    r.layout.extents = jet::shape{};
-    for (int d = 0; d < rank; ++d) {
-      r.layout.extents.push_back(d == along ? 1 : without[d - (d > along)]);
-      r.layout.strides[d] = d == along ? 0 : r.values.layout().strides[d - (d > along)];
-    }
+    jet::shape with_axis;
+    for (int d = 0; d < rank; ++d) with_axis.push_back(d == along ? 1 : without[d - (d > along)]);
+    r.layout = layout::contiguous(with_axis);  // the same elements: an extent-1 dimension moves nothing
     s.input[0] = r.values.data();
     s.layouts[0] = &r.layout;
   }
@@ -92,7 +90,7 @@ template <reduction_id R, class E> struct kept {
     E e;
     int axis;
     array<value_type> values;  // of the last evaluation that read it
-    detail::layout layout;     // values' layout with the axis put back, extent 1
+    detail::layout layout;     // values' layout with the axis put back, extent 1 (broadcast)
   };
   std::unique_ptr<reduced> state;
 };
