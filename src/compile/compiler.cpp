@@ -16,6 +16,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace jet::detail {
@@ -171,18 +172,24 @@ std::vector<std::string> compile_options(int arch, bool fast_compile) {
   return options;
 }
 
-int nvrtc_major_version() {
-  static const int major = [] {
+namespace {
+
+// The loaded NVRTC's version, asked once: every compile's disk-cache key and options name it.
+std::pair<int, int> nvrtc_version_numbers() {
+  static const std::pair<int, int> version = [] {
     int major = 0, minor = 0;
     check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
-    return major;
+    return std::pair{major, minor};
   }();
-  return major;
+  return version;
 }
 
+}  // namespace
+
+int nvrtc_major_version() { return nvrtc_version_numbers().first; }
+
 std::string nvrtc_version() {
-  int major = 0, minor = 0;
-  check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  const auto [major, minor] = nvrtc_version_numbers();
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
